@@ -1,0 +1,84 @@
+// core/allocator.cpp — size-class free lists over aligned_alloc (see allocator.h for why).
+#include "core/allocator.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace d2l {
+namespace {
+
+constexpr size_t kAlign = 64;
+constexpr int kClasses = 48;  // 64 B << 47 is far beyond any machine's memory
+
+struct Pool {
+  std::mutex mu;  // tensors may be freed on any thread (e.g. inside a parallel region)
+  std::vector<void*> free_list[kClasses];
+  AllocatorStats stats;
+  ~Pool() {
+    for (auto& l : free_list)
+      for (void* p : l) std::free(p);
+  }
+};
+
+Pool& pool() {
+  static Pool* p = new Pool();  // never destroyed: tensors in static storage may outlive it
+  return *p;
+}
+
+// The smallest class whose block (64 << c bytes) holds `bytes`.
+int size_class(size_t bytes) {
+  int c = 0;
+  while ((kAlign << c) < bytes) ++c;
+  return c;
+}
+
+}  // namespace
+
+float* allocate_floats(size_t n) {
+  const int c = size_class(n * sizeof(float));
+  Pool& P = pool();
+  {
+    std::lock_guard<std::mutex> lock(P.mu);
+    ++P.stats.requests;
+    auto& l = P.free_list[c];
+    if (!l.empty()) {
+      void* p = l.back();
+      l.pop_back();
+      P.stats.cached_bytes -= kAlign << c;
+      return static_cast<float*>(p);
+    }
+    ++P.stats.os_allocs;
+  }
+  void* p = std::aligned_alloc(kAlign, kAlign << c);
+  if (!p) throw std::bad_alloc();
+  return static_cast<float*>(p);
+}
+
+void release_floats(float* p, size_t n) {
+  if (!p) return;
+  const int c = size_class(n * sizeof(float));
+  Pool& P = pool();
+  std::lock_guard<std::mutex> lock(P.mu);
+  P.free_list[c].push_back(p);
+  P.stats.cached_bytes += kAlign << c;
+}
+
+AllocatorStats allocator_stats() {
+  Pool& P = pool();
+  std::lock_guard<std::mutex> lock(P.mu);
+  return P.stats;
+}
+
+void allocator_trim() {
+  Pool& P = pool();
+  std::lock_guard<std::mutex> lock(P.mu);
+  for (auto& l : P.free_list) {
+    for (void* p : l) std::free(p);
+    l.clear();
+  }
+  P.stats.cached_bytes = 0;
+}
+
+}  // namespace d2l

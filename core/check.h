@@ -1,0 +1,57 @@
+// core/check.h — error reporting for caller mistakes (STYLE.md section 5).
+//
+// check(cond, "op", parts...) throws std::invalid_argument("[op] parts...") when cond is
+// false. Every message names the op and prints every shape involved, e.g.
+//   [bmm] inner dims differ: a (2, 1, 8) vs b (2, 10, 4)
+// so a learner sees which call went wrong and why. core/ and layers/ never exit().
+#pragma once
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace d2l {
+
+using Shape = std::vector<int64_t>;
+
+// "(2, 10, 4)": the book's PyTorch prints torch.Size([2, 10, 4]); we print the tuple.
+inline std::string shape_str(const Shape& s) {
+  std::ostringstream os;
+  os << '(';
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  if (s.size() == 1) os << ',';
+  os << ')';
+  return os.str();
+}
+
+namespace detail {
+inline void append(std::ostringstream&) {}
+template <class T, class... Rest>
+void append(std::ostringstream& os, const T& v, const Rest&... rest);
+template <class... Rest>
+void append(std::ostringstream& os, const Shape& s, const Rest&... rest) {
+  os << shape_str(s);
+  append(os, rest...);
+}
+template <class T, class... Rest>
+void append(std::ostringstream& os, const T& v, const Rest&... rest) {
+  os << v;
+  append(os, rest...);
+}
+}  // namespace detail
+
+template <class... Parts>
+[[noreturn]] void fail(const char* op, const Parts&... parts) {
+  std::ostringstream os;
+  os << '[' << op << "] ";
+  detail::append(os, parts...);
+  throw std::invalid_argument(os.str());
+}
+
+template <class... Parts>
+inline void check(bool cond, const char* op, const Parts&... parts) {
+  if (!cond) fail(op, parts...);
+}
+
+}  // namespace d2l

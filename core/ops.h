@@ -1,0 +1,104 @@
+// core/ops.h — every differentiable op the book's attention chapter needs.
+//
+// Each op checks its arguments (errors name the op and every shape: STYLE.md 5), runs its
+// forward kernel and records its backward right beside it, in the ops_*.cpp file named in
+// each block below. Binary ops broadcast as PyTorch does (NumPy rules).
+#pragma once
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace d2l {
+
+// --- ops_elementwise.cpp -------------------------------------------------------------------
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+Tensor sum_to(const Tensor& grad, const Shape& shape);  // undo a broadcast (sums the expanded dims)
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, float s);
+Tensor mul(const Tensor& a, float s);
+Tensor rsub(float s, const Tensor& a);  // s - a
+Tensor rdiv(float s, const Tensor& a);  // s / a
+Tensor neg(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor pow(const Tensor& x, float p);
+Tensor sqrt(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator+(const Tensor& a, float s) { return add(a, s); }
+inline Tensor operator+(float s, const Tensor& a) { return add(a, s); }
+inline Tensor operator-(const Tensor& a, float s) { return add(a, -s); }
+inline Tensor operator-(float s, const Tensor& a) { return rsub(s, a); }
+inline Tensor operator*(const Tensor& a, float s) { return mul(a, s); }
+inline Tensor operator*(float s, const Tensor& a) { return mul(a, s); }
+inline Tensor operator/(const Tensor& a, float s) { return mul(a, 1.0f / s); }
+inline Tensor operator/(float s, const Tensor& a) { return rdiv(s, a); }
+inline Tensor operator-(const Tensor& x) { return neg(x); }
+
+// --- ops_reduce.cpp ------------------------------------------------------------------------
+Tensor sum(const Tensor& x);                                   // all elements -> shape ()
+Tensor sum(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor mean(const Tensor& x);
+Tensor mean(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor max(const Tensor& x);                                   // gradient goes to the first max
+Tensor max(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);  // indices as float, no grad
+
+// --- ops_shape.cpp -------------------------------------------------------------------------
+Tensor reshape(const Tensor& x, Shape shape);                  // one entry may be -1
+Tensor permute(const Tensor& x, const std::vector<int64_t>& dims);
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
+Tensor unsqueeze(const Tensor& x, int64_t dim);
+Tensor squeeze(const Tensor& x, int64_t dim);
+Tensor concat(const std::vector<Tensor>& xs, int64_t dim);     // torch.cat
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim);
+Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end);  // x[..., start:end, ...]
+Tensor select(const Tensor& x, int64_t dim, int64_t index);    // x[..., index, ...], dim removed
+Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats);     // torch.Tensor.repeat (tile)
+Tensor repeat_interleave(const Tensor& x, int64_t repeats, int64_t dim);
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);  // index holds integers
+Tensor embedding(const Tensor& weight, const Tensor& indices);  // (V, d) gathered by indices -> (..., d)
+
+// --- ops_matmul.cpp (kernels in core/kernels/gemm.h) --------------------------------------
+// 2-D (n, k) x (k, m); or (..., n, k) x (k, m) as Linear needs for 3-D inputs.
+Tensor matmul(const Tensor& a, const Tensor& b);
+// torch.bmm: (B, n, k) x (B, k, m) -> (B, n, m). With trans_b, b is (B, m, k) and is read
+// transposed, so Q Kᵀ needs no copy; trans_a likewise reads a as (B, k, n).
+Tensor bmm(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false);
+// nn.Linear's computation: x (..., in) times weightᵀ (weight is (out, in), as PyTorch stores
+// it) plus bias (out,) if defined -> (..., out). One GEMM reading weight transposed.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+
+// --- ops_softmax.cpp -----------------------------------------------------------------------
+Tensor softmax(const Tensor& x);       // over the last dim
+Tensor log_softmax(const Tensor& x);   // over the last dim
+// d2l.sequence_mask: X (batch, maxlen); entries at positions >= valid_len[b] become value.
+Tensor sequence_mask(const Tensor& X, const Tensor& valid_len, float value = 0.0f);
+// d2l.masked_softmax: X (batch, no. of queries, no. of keys); valid_lens undefined (plain
+// softmax), 1-D (batch,) or 2-D (batch, no. of queries). Masked scores become -1e6.
+Tensor masked_softmax(const Tensor& X, const Tensor& valid_lens);
+
+// --- ops_nn.cpp ----------------------------------------------------------------------------
+// Inverted dropout: in training each element is zeroed with probability p and the rest
+// are scaled by 1/(1-p); outside training (or p == 0) it returns x itself.
+Tensor dropout(const Tensor& x, float p, bool training);
+// Normalises over the trailing dims whose sizes are normalized_shape; gamma and beta have
+// that shape (either may be undefined for no affine part).
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& gamma,
+                  const Tensor& beta, float eps = 1e-5f);
+// nn.CrossEntropyLoss(reduction='none'): logits (..., C), labels (...) holding class ids;
+// returns the per-element loss with the labels' shape.
+Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels);
+
+}  // namespace d2l

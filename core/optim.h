@@ -1,0 +1,54 @@
+// core/optim.h — SGD and Adam with PyTorch's update rules, gradient clipping, initialisers.
+#pragma once
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace d2l {
+
+class Optimizer {
+ public:
+  explicit Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {}
+  virtual ~Optimizer() = default;
+  virtual void step() = 0;
+  void zero_grad();  // like optimizer.zero_grad(set_to_none=False): gradients become 0
+  const std::vector<Tensor>& params() const { return params_; }
+
+ protected:
+  std::vector<Tensor> params_;
+};
+
+// torch.optim.SGD without momentum: p -= lr * grad.
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, float lr);
+  void step() override;
+  float lr;
+};
+
+// torch.optim.Adam (no amsgrad): m = b1 m + (1-b1) g; v = b2 v + (1-b2) g²;
+// p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps). Weight decay adds wd * p to g.
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<Tensor> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
+       float eps = 1e-8f, float weight_decay = 0.0f);
+  void step() override;
+  float lr, beta1, beta2, eps, weight_decay;
+
+ private:
+  std::vector<std::vector<float>> m_, v_;
+  int64_t t_ = 0;
+};
+
+// The book's grad_clipping (and torch.nn.utils.clip_grad_norm_): if the global L2 norm of
+// all gradients exceeds max_norm, scale them all by max_norm / norm. Returns the norm.
+float clip_grad_norm(const std::vector<Tensor>& params, float max_norm);
+
+// --- initialisers (in place, from the seeded generator) ---------------------------------
+void uniform_(Tensor& t, float a, float b);
+void normal_(Tensor& t, float mean, float std);
+void xavier_uniform_(Tensor& t);  // U(-a, a), a = sqrt(6 / (fan_in + fan_out)); t is (out, in)
+// nn.Linear's default: weight and bias ~ U(-1/sqrt(in_features), 1/sqrt(in_features)).
+void linear_default_init_(Tensor& weight, Tensor& bias);
+
+}  // namespace d2l

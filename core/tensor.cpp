@@ -1,0 +1,263 @@
+// core/tensor.cpp — Tensor's accessors, creation functions and PyTorch-style printing.
+#include "core/tensor.h"
+
+#include <cmath>
+#include <cstring>
+#include <ostream>
+#include <sstream>
+
+#include "core/autograd.h"
+#include "core/random.h"
+
+namespace d2l {
+
+// --- Node --------------------------------------------------------------------------------
+
+float* Node::grad_data() {
+  if (!grad) {
+    grad = Buffer(static_cast<size_t>(numel));
+    if (numel) std::memset(grad.get(), 0, sizeof(float) * numel);
+  }
+  return grad.get();
+}
+
+float* Node::input_grad(size_t i) {
+  Node* in = inputs[i].get();
+  if (!in || !in->requires_grad) return nullptr;
+  return in->grad_data();
+}
+
+// --- shape and data ----------------------------------------------------------------------
+
+static Node& need(const NodePtr& n) {
+  check(n != nullptr, "Tensor", "this tensor is undefined (default-constructed handle)");
+  return *n;
+}
+
+const Shape& Tensor::shape() const { return need(node_).shape; }
+int64_t Tensor::numel() const { return need(node_).numel; }
+int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim(dim, ndim(), "Tensor.size")]; }
+float* Tensor::data() { return need(node_).data.get(); }
+const float* Tensor::data() const { return need(node_).data.get(); }
+
+float Tensor::item() const {
+  check(numel() == 1, "item", "needs a tensor with one element, got shape ", shape());
+  return data()[0];
+}
+
+static int64_t flat_index(const Shape& shape, std::initializer_list<int64_t> index) {
+  check(index.size() == shape.size(), "at", "index has ", index.size(), " entries for shape ", shape);
+  int64_t flat = 0, d = 0;
+  for (int64_t i : index) {
+    check(i >= 0 && i < shape[d], "at", "index ", i, " out of range for dim ", d, " of shape ", shape);
+    flat = flat * shape[d] + i;
+    ++d;
+  }
+  return flat;
+}
+
+float& Tensor::at(std::initializer_list<int64_t> index) { return data()[flat_index(shape(), index)]; }
+float Tensor::at(std::initializer_list<int64_t> index) const { return data()[flat_index(shape(), index)]; }
+
+std::vector<float> Tensor::to_vector() const { return std::vector<float>(data(), data() + numel()); }
+
+// --- autodiff handles ----------------------------------------------------------------------
+
+bool Tensor::requires_grad() const { return need(node_).requires_grad; }
+
+Tensor& Tensor::requires_grad_(bool on) {
+  check(need(node_).inputs.empty() && !node_->backward_fn, "requires_grad_",
+        "only leaf tensors can be made to require grad; this one was made by '", node_->op, "'");
+  node_->requires_grad = on;
+  return *this;
+}
+
+Tensor Tensor::grad() const {
+  Node& n = need(node_);
+  if (!n.grad) return Tensor();
+  Tensor g = empty(n.shape);
+  std::memcpy(g.data(), n.grad.get(), sizeof(float) * n.numel);
+  return g;
+}
+
+float* Tensor::grad_data() { return need(node_).grad.get(); }
+const float* Tensor::grad_data() const { return need(node_).grad.get(); }
+void Tensor::zero_grad() { need(node_).grad.reset(); }
+const char* Tensor::op_name() const { return need(node_).op; }
+
+void Tensor::backward() {
+  check(numel() == 1, "backward", "without an explicit gradient the tensor must have one element, got shape ",
+        shape(), " (pass a gradient of that shape, or reduce to a scalar first)");
+  backward(ones(shape()));
+}
+
+void Tensor::backward(const Tensor& grad_output) {
+  Node& n = need(node_);
+  check(n.requires_grad, "backward", "tensor of shape ", n.shape, " made by '", n.op,
+        "' does not require grad: no input of its graph has requires_grad set");
+  check(grad_output.shape() == n.shape, "backward", "gradient shape ", grad_output.shape(),
+        " differs from tensor shape ", n.shape);
+  float* g = n.grad_data();
+  const float* go = grad_output.data();
+  for (int64_t i = 0; i < n.numel; ++i) g[i] += go[i];
+  run_backward(node_);
+}
+
+Tensor Tensor::detach() const {
+  Tensor y = empty(shape());
+  std::memcpy(y.data(), data(), sizeof(float) * numel());
+  return y;
+}
+
+// --- creation ----------------------------------------------------------------------------
+
+int64_t numel_of(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    check(s >= 0, "Tensor", "negative size in shape ", shape);
+    n *= s;
+  }
+  return n;
+}
+
+int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op) {
+  const int64_t d = dim < 0 ? dim + ndim : dim;
+  check(d >= 0 && d < ndim, op, "dim ", dim, " out of range for a tensor with ", ndim, " dims");
+  return d;
+}
+
+Tensor empty(const Shape& shape) {
+  auto n = std::make_shared<Node>();
+  n->shape = shape;
+  n->numel = numel_of(shape);
+  n->data = Buffer(static_cast<size_t>(n->numel));
+  return Tensor(std::move(n));
+}
+
+Tensor full(const Shape& shape, float value) {
+  Tensor t = empty(shape);
+  float* p = t.data();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = value;
+  return t;
+}
+
+Tensor zeros(const Shape& shape) { return full(shape, 0.0f); }
+Tensor ones(const Shape& shape) { return full(shape, 1.0f); }
+Tensor zeros_like(const Tensor& x) { return zeros(x.shape()); }
+Tensor ones_like(const Tensor& x) { return ones(x.shape()); }
+
+Tensor arange(int64_t end) { return arange(0.0f, static_cast<float>(end), 1.0f); }
+
+Tensor arange(float start, float end, float step) {
+  check(step != 0.0f, "arange", "step must be non-zero");
+  const double count = std::ceil((static_cast<double>(end) - start) / step);
+  const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+  Tensor t = empty({n});
+  // start + i*step in double, as PyTorch computes it, so arange(0, 5, 0.1) has no drift.
+  for (int64_t i = 0; i < n; ++i) t.data()[i] = static_cast<float>(start + static_cast<double>(i) * step);
+  return t;
+}
+
+Tensor eye(int64_t n) {
+  Tensor t = zeros({n, n});
+  for (int64_t i = 0; i < n; ++i) t.data()[i * n + i] = 1.0f;
+  return t;
+}
+
+Tensor normal(float mean, float std, const Shape& shape) {
+  Tensor t = empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = mean + std * random_normal();
+  return t;
+}
+
+Tensor rand(const Shape& shape) {
+  Tensor t = empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = random_uniform();
+  return t;
+}
+
+Tensor tensor(const std::vector<float>& values, const Shape& shape) {
+  check(static_cast<int64_t>(values.size()) == numel_of(shape), "tensor", values.size(),
+        " values do not fill shape ", shape);
+  Tensor t = empty(shape);
+  if (!values.empty()) std::memcpy(t.data(), values.data(), sizeof(float) * values.size());
+  return t;
+}
+
+Tensor tensor(std::initializer_list<float> values) {
+  return tensor(std::vector<float>(values), {static_cast<int64_t>(values.size())});
+}
+
+Tensor tensor(std::initializer_list<std::initializer_list<float>> rows) {
+  std::vector<float> v;
+  const int64_t cols = rows.size() ? static_cast<int64_t>(rows.begin()->size()) : 0;
+  for (const auto& r : rows) {
+    check(static_cast<int64_t>(r.size()) == cols, "tensor", "ragged rows: ", r.size(), " vs ", cols);
+    v.insert(v.end(), r.begin(), r.end());
+  }
+  return tensor(v, {static_cast<int64_t>(rows.size()), cols});
+}
+
+// --- printing ----------------------------------------------------------------------------
+// PyTorch prints every element with one format: "2." when all are integers, else fixed
+// with `decimals` places, right-aligned to the widest; nested dims are separated by
+// ",\n" plus one blank line per extra level, indented under the opening bracket.
+
+static std::string format_value(float v, bool integral, int decimals) {
+  char buf[64];
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (integral) std::snprintf(buf, sizeof buf, "%.0f.", v);
+  else std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+static void print_dim(std::ostringstream& os, const std::vector<std::string>& cells, const Shape& shape,
+                      size_t dim, int64_t offset, size_t width, int indent) {
+  os << '[';
+  int64_t stride = 1;
+  for (size_t d = dim + 1; d < shape.size(); ++d) stride *= shape[d];
+  for (int64_t i = 0; i < shape[dim]; ++i) {
+    if (i > 0) {
+      if (dim + 1 == shape.size()) {
+        os << ", ";
+      } else {
+        os << ',' << std::string(shape.size() - dim - 1, '\n') << std::string(indent + dim + 1, ' ');
+      }
+    }
+    if (dim + 1 == shape.size()) {
+      const std::string& c = cells[offset + i];
+      os << std::string(width - c.size(), ' ') << c;
+    } else {
+      print_dim(os, cells, shape, dim + 1, offset + i * stride, width, indent);
+    }
+  }
+  os << ']';
+}
+
+std::string str(const Tensor& x, int decimals) {
+  if (!x.defined()) return "tensor(undefined)";
+  const float* p = x.data();
+  bool integral = true;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    if (std::isfinite(p[i]) && p[i] != std::floor(p[i])) integral = false;
+  std::vector<std::string> cells;
+  size_t width = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    cells.push_back(format_value(p[i], integral, decimals));
+    width = std::max(width, cells.back().size());
+  }
+  std::ostringstream os;
+  os << "tensor(";
+  if (x.ndim() == 0) os << cells[0];
+  else if (x.numel() == 0) os << "[], size=" << shape_str(x.shape());
+  else print_dim(os, cells, x.shape(), 0, 0, width, 7);
+  if (x.requires_grad() && x.op_name() != std::string("leaf")) os << ", grad_fn=<" << x.op_name() << ">";
+  else if (x.requires_grad()) os << ", requires_grad=True";
+  os << ')';
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& x) { return os << str(x); }
+
+}  // namespace d2l

@@ -1,0 +1,106 @@
+// core/tensor.h — Tensor: a float32, N-dimensional, row-major array that remembers how it
+// was computed, so reverse-mode autodiff can run the computation backwards (STYLE.md 2, 3).
+//
+// A Tensor is a cheap handle: copying it copies a std::shared_ptr<Node>, never the data
+// (like a PyTorch tensor variable). The Node holds the shape, contiguous data, the gradient,
+// and, for a tensor produced by an op while grad mode is on, the op's name, its inputs and
+// the closure that sends the output's gradient back to them (core/autograd.h).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/allocator.h"
+#include "core/check.h"
+
+namespace d2l {
+
+struct Node;
+using NodePtr = std::shared_ptr<Node>;
+
+class Tensor {
+ public:
+  Tensor() = default;                       // an empty handle: defined() is false
+  explicit Tensor(NodePtr node) : node_(std::move(node)) {}
+
+  // --- shape -------------------------------------------------------------------------
+  bool defined() const { return node_ != nullptr; }
+  const Shape& shape() const;
+  int64_t ndim() const { return static_cast<int64_t>(shape().size()); }
+  int64_t numel() const;
+  int64_t size(int64_t dim) const;          // negative dims count from the end, as in PyTorch
+
+  // --- data --------------------------------------------------------------------------
+  float* data();
+  const float* data() const;
+  float item() const;                       // the value of a one-element tensor
+  float& at(std::initializer_list<int64_t> index);        // bounds-checked element access
+  float at(std::initializer_list<int64_t> index) const;
+  std::vector<float> to_vector() const;
+
+  // --- autodiff ----------------------------------------------------------------------
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool on = true);   // only on leaves (tensors made by no op)
+  Tensor grad() const;                      // a copy of the gradient; undefined if none yet
+  float* grad_data();                       // the gradient buffer itself (optimisers), or null
+  const float* grad_data() const;
+  void zero_grad();                         // drop the gradient (next backward starts at 0)
+  void backward();                          // from a one-element tensor: d(self)/d(self) = 1
+  void backward(const Tensor& grad_output); // with an explicit gradient of the same shape
+  Tensor detach() const;                    // same data (copied), no history, no grad
+  const char* op_name() const;              // "leaf" for tensors no op produced
+
+  Node* node() const { return node_.get(); }
+  const NodePtr& node_ptr() const { return node_; }
+
+ private:
+  NodePtr node_;
+};
+
+// The graph node behind every Tensor. Ops fill it in through OpCall (core/autograd.h).
+struct Node {
+  Shape shape;
+  int64_t numel = 0;
+  Buffer data;                      // numel floats, 64-byte aligned
+  Buffer grad;                      // allocated (zeroed) on the first gradient that arrives
+  bool requires_grad = false;
+  const char* op = "leaf";
+  std::vector<NodePtr> inputs;      // what this op read (empty for leaves)
+  std::function<void(Node&)> backward_fn;  // adds this node's grad into its inputs' grads
+
+  // The gradient buffer of input i, zero-filled on first use, or nullptr when that input
+  // needs no gradient: backward closures skip those (tinygrad's needs_input_grad).
+  float* input_grad(size_t i);
+  const float* input_data(size_t i) const { return inputs[i]->data.get(); }
+  const Shape& input_shape(size_t i) const { return inputs[i]->shape; }
+  float* grad_data();               // this node's own gradient (allocated zeroed if absent)
+};
+
+// --- creation (the book's torch.zeros, torch.ones, ...) --------------------------------
+Tensor empty(const Shape& shape);                       // uninitialised data
+Tensor zeros(const Shape& shape);
+Tensor ones(const Shape& shape);
+Tensor full(const Shape& shape, float value);
+Tensor arange(int64_t end);                             // 0, 1, ..., end-1 as float
+Tensor arange(float start, float end, float step = 1.0f);
+Tensor eye(int64_t n);
+Tensor normal(float mean, float std, const Shape& shape);  // d2l.normal: seeded generator
+Tensor rand(const Shape& shape);                           // uniform [0, 1)
+Tensor tensor(const std::vector<float>& values, const Shape& shape);
+Tensor tensor(std::initializer_list<float> values);        // 1-D
+Tensor tensor(std::initializer_list<std::initializer_list<float>> rows);  // 2-D
+Tensor zeros_like(const Tensor& x);
+Tensor ones_like(const Tensor& x);
+
+int64_t numel_of(const Shape& shape);
+int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);  // -1 -> ndim-1, checked
+
+// --- printing in PyTorch's style: tensor([[0.1000, 0.2000], ...]) ------------------------
+std::string str(const Tensor& x, int decimals = 4);
+std::ostream& operator<<(std::ostream& os, const Tensor& x);
+
+}  // namespace d2l
