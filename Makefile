@@ -10,6 +10,10 @@ BUILD    ?= build
 CXXFLAGS ?= -O3 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -MMD -MP -I.
 LDLIBS   += -lstb
+# Build with every core unless the caller chose (-j1 for a readable log).
+ifeq (,$(filter -j%,$(MAKEFLAGS)))
+  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 
 ifeq ($(NATIVE),1)
   CXXFLAGS += -march=native

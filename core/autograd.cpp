@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -34,8 +35,8 @@ struct Profile {
   Profile() { std::atexit([] { if (profile_enabled()) print_profile(); }); }
 };
 Profile& profile() {
-  static Profile p;
-  return p;
+  static Profile* p = new Profile();  // never destroyed: the atexit printer runs after statics die
+  return *p;
 }
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -134,9 +135,14 @@ Tensor OpCall::finish(Tensor y) { return finish(std::move(y), nullptr); }
 
 // --- the backward engine ---------------------------------------------------------------------
 
+// A node an op made with requires_grad whose closure is gone was freed by an earlier
+// backward() (below). Its inputs are unlinked too, so "no inputs" does not tell it apart from
+// a leaf: only the op name does ("leaf" for tensors no op produced).
+static bool freed(const Node& n) { return n.requires_grad && !n.backward_fn && std::strcmp(n.op, "leaf") != 0; }
+
 void run_backward(const NodePtr& root) {
-  check(root->inputs.empty() || root->backward_fn, "backward", "the graph behind this tensor (made by '",
-        root->op, "') was already freed by an earlier backward()");
+  check(!freed(*root), "backward", "the graph behind this tensor (made by '", root->op, "', shape ", root->shape,
+        ") was already freed by an earlier backward()");
   // Topological order by an iterative depth-first search (no recursion: a 250-epoch RNN
   // graph can be thousands of nodes deep). order ends up with every node after its inputs.
   // The order holds owning pointers: freeing a node's links below must not destroy nodes
@@ -149,6 +155,10 @@ void run_backward(const NodePtr& root) {
     auto& [node, next] = stack.back();
     if (next < node->inputs.size()) {
       const NodePtr& in = node->inputs[next++];
+      // A freed input would silently stop the gradient there (its own inputs are unlinked).
+      if (in && freed(*in))
+        fail("backward", "input ", in->shape, " of '", node->op, "' (made by '", in->op,
+             "') was freed by an earlier backward() through it");
       if (in && in->requires_grad && in->backward_fn && seen.insert(in.get()).second) stack.push_back({in, 0});
     } else {
       order.push_back(node);

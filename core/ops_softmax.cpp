@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/kernels/fast_exp.h"
 #include "core/ops.h"
 #include "core/parallel.h"
 
@@ -27,11 +28,11 @@ void softmax_forward(float* y, const float* x, const int64_t* valid, int64_t R, 
     const int64_t v = valid ? std::min(valid[r], C) : C;
     float m = -INFINITY;
     for (int64_t j = 0; j < C; ++j) m = std::max(m, j < v ? xr[j] : kMaskValue);
+    // Three simple loops (shift, exp, sum) so each one vectorises.
+    for (int64_t j = 0; j < C; ++j) yr[j] = (j < v ? xr[j] : kMaskValue) - m;
+    for (int64_t j = 0; j < C; ++j) yr[j] = fast_exp(yr[j]);
     float s = 0.0f;
-    for (int64_t j = 0; j < C; ++j) {
-      yr[j] = std::exp((j < v ? xr[j] : kMaskValue) - m);
-      s += yr[j];
-    }
+    for (int64_t j = 0; j < C; ++j) s += yr[j];
     const float inv = 1.0f / s;  // s >= 1: the max term contributes exp(0)
     for (int64_t j = 0; j < C; ++j) yr[j] *= inv;
   }
@@ -59,7 +60,7 @@ void log_softmax_forward(float* y, const float* x, int64_t R, int64_t C) {
     const float* xr = x + r * C;
     float m = -INFINITY, s = 0.0f;
     for (int64_t j = 0; j < C; ++j) m = std::max(m, xr[j]);
-    for (int64_t j = 0; j < C; ++j) s += std::exp(xr[j] - m);
+    for (int64_t j = 0; j < C; ++j) s += fast_exp(xr[j] - m);
     const float lse = m + std::log(s);
     for (int64_t j = 0; j < C; ++j) y[r * C + j] = xr[j] - lse;
   }
@@ -70,7 +71,7 @@ void log_softmax_backward(float* dx, const float* dy, const float* y, int64_t R,
   for (int64_t r = 0; r < R; ++r) {
     float s = 0.0f;
     for (int64_t j = 0; j < C; ++j) s += dy[r * C + j];
-    for (int64_t j = 0; j < C; ++j) dx[r * C + j] += dy[r * C + j] - std::exp(y[r * C + j]) * s;
+    for (int64_t j = 0; j < C; ++j) dx[r * C + j] += dy[r * C + j] - fast_exp(y[r * C + j]) * s;
   }
 }
 
