@@ -67,7 +67,7 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 
 # The suite runs the chapter programs and the heatmap tool, so build them first.
 test: all $(TEST_BIN)
-	D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no $(TEST_ARGS) 2>&1 | tee $(BUILD)/test.log | grep -vE '^(Entering|Leaving) test case' ; exit $${PIPESTATUS[0]}
+	D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) 2>&1 | tee $(BUILD)/test.log | grep -vE '^(Entering|Leaving) test case' ; exit $${PIPESTATUS[0]}
 
 test-serial:
 	$(MAKE) OMP=0 BUILD=build-serial test OMP_NUM_THREADS=1

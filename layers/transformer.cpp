@@ -1,0 +1,160 @@
+// layers/transformer.cpp — 10.7 Transformer (sec_transformer).
+#include "layers/transformer.h"
+
+#include <cmath>
+#include <string>
+
+#include "core/ops.h"
+
+namespace d2l {
+
+PositionWiseFFN::PositionWiseFFN(int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t ffn_num_outputs)
+    : dense1(ffn_num_input, ffn_num_hiddens), dense2(ffn_num_hiddens, ffn_num_outputs) {
+  register_module("dense1", dense1);
+  register_module("dense2", dense2);
+}
+
+Tensor PositionWiseFFN::forward(const Tensor& X) const { return dense2(relu(dense1(X))); }
+
+AddNorm::AddNorm(Shape normalized_shape, float dropout_p) : dropout(dropout_p), ln(std::move(normalized_shape)) {
+  register_module("dropout", dropout);
+  register_module("ln", ln);
+}
+
+Tensor AddNorm::forward(const Tensor& X, const Tensor& Y) const {
+  check(X.shape() == Y.shape(), "AddNorm", "X ", X.shape(), " and Y ", Y.shape(), " must have the same shape");
+  return ln(dropout(Y) + X);
+}
+
+EncoderBlock::EncoderBlock(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
+                           Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
+                           float dropout, bool use_bias)
+    : attention(key_size, query_size, value_size, num_hiddens, num_heads, dropout, use_bias),
+      addnorm1(norm_shape, dropout),
+      ffn(ffn_num_input, ffn_num_hiddens, num_hiddens),
+      addnorm2(norm_shape, dropout) {
+  register_module("attention", attention);
+  register_module("addnorm1", addnorm1);
+  register_module("ffn", ffn);
+  register_module("addnorm2", addnorm2);
+}
+
+Tensor EncoderBlock::forward(const Tensor& X, const Tensor& valid_lens) {
+  const Tensor Y = addnorm1(X, attention(X, X, X, valid_lens));
+  return addnorm2(Y, ffn(Y));
+}
+
+TransformerEncoder::TransformerEncoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size,
+                                       int64_t num_hiddens_, Shape norm_shape, int64_t ffn_num_input,
+                                       int64_t ffn_num_hiddens, int64_t num_heads, int64_t num_layers, float dropout,
+                                       bool use_bias)
+    : num_hiddens(num_hiddens_), embedding(vocab_size, num_hiddens_), pos_encoding(num_hiddens_, dropout) {
+  register_module("embedding", embedding);
+  register_module("pos_encoding", pos_encoding);
+  for (int64_t i = 0; i < num_layers; ++i) {
+    blks.push_back(std::make_unique<EncoderBlock>(key_size, query_size, value_size, num_hiddens, norm_shape,
+                                                  ffn_num_input, ffn_num_hiddens, num_heads, dropout, use_bias));
+    register_module("blks.block" + std::to_string(i), *blks.back());  // the book's add_module names
+  }
+}
+
+EncoderOutputs TransformerEncoder::forward(const Tensor& X, const Tensor& valid_lens) {
+  // X: (batch_size, num_steps) -> (batch_size, num_steps, num_hiddens)
+  Tensor H = pos_encoding(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)));
+  attention_weights.clear();
+  for (auto& blk : blks) {
+    H = (*blk)(H, valid_lens);
+    attention_weights.push_back(blk->attention.attention.attention_weights);
+  }
+  return {H};
+}
+
+DecoderBlock::DecoderBlock(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
+                           Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
+                           float dropout, int64_t i_)
+    : i(i_),
+      attention1(key_size, query_size, value_size, num_hiddens, num_heads, dropout),
+      addnorm1(norm_shape, dropout),
+      attention2(key_size, query_size, value_size, num_hiddens, num_heads, dropout),
+      addnorm2(norm_shape, dropout),
+      ffn(ffn_num_input, ffn_num_hiddens, num_hiddens),
+      addnorm3(norm_shape, dropout) {
+  register_module("attention1", attention1);
+  register_module("addnorm1", addnorm1);
+  register_module("attention2", attention2);
+  register_module("addnorm2", addnorm2);
+  register_module("ffn", ffn);
+  register_module("addnorm3", addnorm3);
+}
+
+Tensor DecoderBlock::forward(const Tensor& X, DecoderState& state) {
+  const Tensor& enc_outputs = state[0];
+  const Tensor& enc_valid_lens = state[1];
+  Tensor& cache = state[2 + i];
+  // key_values: everything this block has been fed so far, X included.
+  const Tensor key_values = cache.defined() ? concat({cache, X}, 1) : X;
+  cache = key_values;
+  Tensor dec_valid_lens;
+  if (training()) {
+    // Causal mask: query t (0-based) may see keys 0..t, i.e. valid length t + 1.
+    // dec_valid_lens: (batch_size, num_steps) with every row 1, 2, ..., num_steps.
+    const int64_t B = X.size(0), T = X.size(1);
+    dec_valid_lens = empty({B, T});
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < T; ++t) dec_valid_lens.data()[b * T + t] = static_cast<float>(t + 1);
+  }
+  // Self-attention, then encoder–decoder attention (queries from the decoder, keys and
+  // values the encoder outputs), then the FFN; each followed by AddNorm.
+  const Tensor Y = addnorm1(X, attention1(X, key_values, key_values, dec_valid_lens));
+  const Tensor Z = addnorm2(Y, attention2(Y, enc_outputs, enc_outputs, enc_valid_lens));
+  return addnorm3(Z, ffn(Z));
+}
+
+TransformerDecoder::TransformerDecoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size,
+                                       int64_t num_hiddens_, Shape norm_shape, int64_t ffn_num_input,
+                                       int64_t ffn_num_hiddens, int64_t num_heads, int64_t num_layers_, float dropout)
+    : num_hiddens(num_hiddens_),
+      num_layers(num_layers_),
+      embedding(vocab_size, num_hiddens_),
+      pos_encoding(num_hiddens_, dropout),
+      dense(num_hiddens_, vocab_size) {
+  register_module("embedding", embedding);
+  register_module("pos_encoding", pos_encoding);
+  for (int64_t i = 0; i < num_layers; ++i) {
+    blks.push_back(std::make_unique<DecoderBlock>(key_size, query_size, value_size, num_hiddens, norm_shape,
+                                                  ffn_num_input, ffn_num_hiddens, num_heads, dropout, i));
+    register_module("blks.block" + std::to_string(i), *blks.back());
+  }
+  register_module("dense", dense);
+}
+
+DecoderState TransformerDecoder::init_state(const EncoderOutputs& enc_outputs, const Tensor& enc_valid_lens) {
+  check(!enc_outputs.empty(), "TransformerDecoder.init_state", "enc_outputs is empty");
+  DecoderState state{enc_outputs[0], enc_valid_lens};
+  state.resize(2 + num_layers);  // one empty key/value cache per block
+  return state;
+}
+
+std::pair<Tensor, DecoderState> TransformerDecoder::forward(const Tensor& X, const DecoderState& state_in) {
+  check(static_cast<int64_t>(state_in.size()) == 2 + num_layers, "TransformerDecoder", "state has ", state_in.size(),
+        " entries, expected 2 + num_layers = ", 2 + num_layers, " (use init_state)");
+  DecoderState state = state_in;
+  const Tensor E = embedding(X) * std::sqrt(static_cast<float>(num_hiddens));
+  // Position of the first token of X: 0, unless pe_offset asks for the true position in
+  // step-by-step prediction (the no. of steps block 0 has cached).
+  const int64_t offset = pe_offset && state[2].defined() ? state[2].size(1) : 0;
+  check(offset + X.size(1) <= pos_encoding.max_len, "TransformerDecoder", "position ", offset + X.size(1),
+        " exceeds the positional encoding's max_len ", pos_encoding.max_len);
+  Tensor H = offset == 0 ? pos_encoding(E) : pos_encoding.dropout(E + slice(pos_encoding.P, 1, offset, offset + X.size(1)));
+  std::vector<Tensor> self_w, cross_w;
+  for (auto& blk : blks) {
+    H = blk->forward(H, state);
+    self_w.push_back(blk->attention1.attention.attention_weights);
+    cross_w.push_back(blk->attention2.attention.attention_weights);
+  }
+  attention_weights_ = self_w;
+  attention_weights_.insert(attention_weights_.end(), cross_w.begin(), cross_w.end());
+  return {dense(H), state};
+}
+
+}  // namespace d2l

@@ -1,0 +1,112 @@
+// layers/transformer.h — 10.7 Transformer (sec_transformer).
+//
+// The encoder–decoder of Vaswani et al. (2017) as the book builds it: position-wise FFN,
+// residual + layer norm (AddNorm, post-norm), encoder blocks of self-attention + FFN,
+// decoder blocks of masked self-attention + encoder–decoder attention + FFN.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "layers/basic.h"
+#include "layers/encoder_decoder.h"
+#include "layers/multihead_attention.h"
+#include "layers/self_attention_and_positional_encoding.h"
+
+namespace d2l {
+
+// Linear, ReLU, Linear applied to every position alike:
+// X (batch_size, no. of steps, ffn_num_input) -> (batch_size, no. of steps, ffn_num_outputs).
+class PositionWiseFFN : public Module {
+ public:
+  PositionWiseFFN(int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t ffn_num_outputs);
+  Tensor forward(const Tensor& X) const;
+  Tensor operator()(const Tensor& X) const { return forward(X); }
+  Linear dense1, dense2;
+};
+
+// LayerNorm(dropout(Y) + X): the residual connection, then layer normalisation over
+// normalized_shape (the trailing dims). X and Y share one shape.
+class AddNorm : public Module {
+ public:
+  AddNorm(Shape normalized_shape, float dropout);
+  Tensor forward(const Tensor& X, const Tensor& Y) const;
+  Tensor operator()(const Tensor& X, const Tensor& Y) const { return forward(X, Y); }
+  Dropout dropout;
+  LayerNorm ln;
+};
+
+// X (batch_size, no. of steps, num_hiddens), valid_lens (batch_size,) -> same shape as X.
+class EncoderBlock : public Module {
+ public:
+  EncoderBlock(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens, Shape norm_shape,
+               int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads, float dropout, bool use_bias = false);
+  Tensor forward(const Tensor& X, const Tensor& valid_lens);
+  Tensor operator()(const Tensor& X, const Tensor& valid_lens) { return forward(X, valid_lens); }
+  MultiHeadAttention attention;
+  AddNorm addnorm1;
+  PositionWiseFFN ffn;
+  AddNorm addnorm2;
+};
+
+// Embedding × sqrt(num_hiddens) (so the embeddings, initialised N(0, 1/num_hiddens)-ish by
+// the book's xavier init, are on the positional encoding's [-1, 1] scale), positional
+// encoding, then num_layers EncoderBlocks. X (batch_size, num_steps) ids ->
+// {(batch_size, num_steps, num_hiddens)}.
+class TransformerEncoder : public Encoder {
+ public:
+  TransformerEncoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
+                     Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
+                     int64_t num_layers, float dropout, bool use_bias = false);
+  EncoderOutputs forward(const Tensor& X, const Tensor& valid_lens) override;
+  int64_t num_hiddens;
+  Embedding embedding;
+  PositionalEncoding pos_encoding;
+  std::vector<std::unique_ptr<EncoderBlock>> blks;
+  std::vector<Tensor> attention_weights;  // per block: (batch_size * num_heads, num_steps, num_steps)
+};
+
+// The i-th decoder block. state = {enc_outputs, enc_valid_lens, key_values of block 0, 1, ...}:
+// in training key_values is the block's whole input and a causal mask (valid lengths
+// 1..num_steps per query) hides the future; in prediction tokens arrive one at a time and
+// key_values caches every input the block has seen so far, so each step attends to the past.
+class DecoderBlock : public Module {
+ public:
+  DecoderBlock(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens, Shape norm_shape,
+               int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads, float dropout, int64_t i);
+  Tensor forward(const Tensor& X, DecoderState& state);
+  int64_t i;
+  MultiHeadAttention attention1;
+  AddNorm addnorm1;
+  MultiHeadAttention attention2;
+  AddNorm addnorm2;
+  PositionWiseFFN ffn;
+  AddNorm addnorm3;
+};
+
+class TransformerDecoder : public AttentionDecoder {
+ public:
+  TransformerDecoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
+                     Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
+                     int64_t num_layers, float dropout);
+  DecoderState init_state(const EncoderOutputs& enc_outputs, const Tensor& enc_valid_lens) override;
+  std::pair<Tensor, DecoderState> forward(const Tensor& X, const DecoderState& state) override;
+  // {self-attention of block 0..L-1, then encoder–decoder attention of block 0..L-1} of the
+  // last forward, each (batch_size * num_heads, no. of queries, no. of keys).
+  const std::vector<Tensor>& attention_weights() const override { return attention_weights_; }
+
+  // The book's prediction feeds one token at a time, so its PositionalEncoding adds P[0] at
+  // every step: each decoding step looks like position 0. We reproduce that by default
+  // (the book's BLEU); pe_offset = true adds the true position (the no. of cached steps).
+  bool pe_offset = false;
+  int64_t num_hiddens, num_layers;
+  Embedding embedding;
+  PositionalEncoding pos_encoding;
+  std::vector<std::unique_ptr<DecoderBlock>> blks;
+  Linear dense;
+
+ private:
+  std::vector<Tensor> attention_weights_;
+};
+
+}  // namespace d2l
