@@ -1,0 +1,40 @@
+// chapters/attention_cues.cpp — 10.1 注意力提示 / Attention Cues (sec_attention-cues).
+//
+// The section's one computation, "注意力的可视化" (visualizing attention): a heatmap of
+// attention weights that are 1 only where the query and key are the same, the identity
+// matrix, drawn with show_heatmaps (tools/figures.h, the book's d2l.show_heatmaps).
+//
+// Prints: the banner and the path of the figure.
+// Writes: out/attention_cues/attention_weights.png (Keys × Queries, Reds).
+// Data: none. Randomness: none. Run time: well under a second.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "core/ops.h"
+#include "core/tensor.h"
+#include "tools/cli_args.h"
+#include "tools/figures.h"
+
+using namespace d2l;
+
+int main(int argc, char** argv) {
+  CliArgs args("attention_cues", "10.1 Attention Cues (sec_attention-cues): the identity-matrix attention heatmap.");
+  add_chapter_options(args, "out/attention_cues");
+  args.parse_or_exit(argc, argv);
+  try {
+    const std::string out = apply_chapter_options(args);
+
+    // ------------------------------------------------------------------------------------
+    print_banner("注意力的可视化 / Visualization of Attention");
+    // show_heatmaps takes (rows of plots, columns of plots, no. of queries, no. of keys).
+    const Tensor attention_weights = reshape(eye(10), {1, 1, 10, 10});
+    const std::string path = out + "/attention_weights.png";
+    show_heatmaps(attention_weights, "Keys", "Queries", {}, path);
+    print_saved(path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

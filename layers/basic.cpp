@@ -1,0 +1,59 @@
+// layers/basic.cpp — Linear, Dropout, Embedding, LayerNorm: thin wrappers that own the
+// parameters and call the core ops (d2l::linear, dropout, embedding, layer_norm), which
+// carry the kernels and their backward passes.
+#include "layers/basic.h"
+
+#include <utility>
+
+#include "core/check.h"
+#include "core/ops.h"
+#include "core/optim.h"
+
+namespace d2l {
+
+// --- Linear --------------------------------------------------------------------------------
+Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
+    : in_features(in_features), out_features(out_features) {
+  check(in_features > 0 && out_features > 0, "Linear", "in_features (", in_features, ") and out_features (",
+        out_features, ") must be > 0");
+  weight = register_parameter("weight", empty({out_features, in_features}));
+  if (bias) this->bias = register_parameter("bias", empty({out_features}));
+  // Weight first, then bias: the order nn.Linear.reset_parameters draws them in.
+  linear_default_init_(weight, this->bias);
+}
+
+Tensor Linear::forward(const Tensor& x) const {
+  check(x.defined() && x.ndim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., ", in_features,
+        "), got ", x.defined() ? x.shape() : Shape{}, " for weight ", weight.shape());
+  return linear(x, weight, bias);  // x (..., in) -> (..., out), one GEMM reading weight transposed
+}
+
+// --- Dropout -------------------------------------------------------------------------------
+Dropout::Dropout(float p) : p(p) {
+  check(p >= 0.0f && p <= 1.0f, "Dropout", "p must be in [0, 1], got ", p);
+}
+
+Tensor Dropout::forward(const Tensor& x) const { return dropout(x, p, training()); }
+
+// --- Embedding -----------------------------------------------------------------------------
+Embedding::Embedding(int64_t vocab_size, int64_t embed_size) : vocab_size(vocab_size), embed_size(embed_size) {
+  check(vocab_size > 0 && embed_size > 0, "Embedding", "vocab_size (", vocab_size, ") and embed_size (", embed_size,
+        ") must be > 0");
+  weight = register_parameter("weight", normal(0.0f, 1.0f, {vocab_size, embed_size}));
+}
+
+Tensor Embedding::forward(const Tensor& indices) const { return embedding(weight, indices); }
+
+// --- LayerNorm -----------------------------------------------------------------------------
+LayerNorm::LayerNorm(Shape normalized_shape, float eps) : normalized_shape(std::move(normalized_shape)), eps(eps) {
+  bool positive = !this->normalized_shape.empty();
+  for (int64_t n : this->normalized_shape) positive = positive && n > 0;
+  check(positive, "LayerNorm", "normalized_shape must be non-empty with positive sizes, got ", this->normalized_shape);
+  check(eps > 0.0f, "LayerNorm", "eps must be > 0, got ", eps);
+  weight = register_parameter("weight", ones(this->normalized_shape));
+  bias = register_parameter("bias", zeros(this->normalized_shape));
+}
+
+Tensor LayerNorm::forward(const Tensor& x) const { return layer_norm(x, normalized_shape, weight, bias, eps); }
+
+}  // namespace d2l

@@ -1,0 +1,68 @@
+// layers/basic.h — the PyTorch building blocks the book's attention layers are made of:
+// nn.Linear, nn.Dropout, nn.Embedding and nn.LayerNorm, with PyTorch's parameter names,
+// shapes and default initialisation, so a layer here lines up with the book's PyTorch tab.
+//
+// Each class is a Module (core/module.h): its constructor registers the parameters under
+// PyTorch's names (weight, bias), and train()/eval() switch Dropout on and off.
+#pragma once
+#include <cstdint>
+
+#include "core/module.h"
+#include "core/tensor.h"
+
+namespace d2l {
+
+// nn.Linear(in_features, out_features, bias): y = x Wᵀ + b.
+// x (..., in_features) -> (..., out_features). weight (out_features, in_features) as PyTorch
+// stores it; bias (out_features,), or undefined when bias = false (the book's attention
+// layers use bias=False throughout). Both start U(-1/√in, 1/√in), nn.Linear's default.
+class Linear : public Module {
+ public:
+  Linear(int64_t in_features, int64_t out_features, bool bias = true);
+  Tensor forward(const Tensor& x) const;
+  Tensor operator()(const Tensor& x) const { return forward(x); }
+
+  int64_t in_features, out_features;
+  Tensor weight, bias;
+};
+
+// nn.Dropout(p): in training, zeroes each element with probability p and scales the rest by
+// 1/(1-p) (inverted dropout, so the expectation is unchanged); in eval mode the identity.
+// Any shape -> the same shape.
+class Dropout : public Module {
+ public:
+  explicit Dropout(float p);
+  Tensor forward(const Tensor& x) const;
+  Tensor operator()(const Tensor& x) const { return forward(x); }
+
+  float p;
+};
+
+// nn.Embedding(vocab_size, embed_size): row lookup in weight (vocab_size, embed_size),
+// initialised N(0, 1) as PyTorch does. indices (...) holding token ids -> (..., embed_size).
+class Embedding : public Module {
+ public:
+  Embedding(int64_t vocab_size, int64_t embed_size);
+  Tensor forward(const Tensor& indices) const;
+  Tensor operator()(const Tensor& indices) const { return forward(indices); }
+
+  int64_t vocab_size, embed_size;
+  Tensor weight;
+};
+
+// nn.LayerNorm(normalized_shape, eps): normalises over the trailing dims given by
+// normalized_shape, then scales by weight and shifts by bias (both normalized_shape,
+// starting at ones and zeros). x (..., *normalized_shape) -> the same shape.
+class LayerNorm : public Module {
+ public:
+  explicit LayerNorm(Shape normalized_shape, float eps = 1e-5f);
+  explicit LayerNorm(int64_t normalized_shape, float eps = 1e-5f) : LayerNorm(Shape{normalized_shape}, eps) {}
+  Tensor forward(const Tensor& x) const;
+  Tensor operator()(const Tensor& x) const { return forward(x); }
+
+  Shape normalized_shape;
+  float eps;
+  Tensor weight, bias;
+};
+
+}  // namespace d2l

@@ -1,0 +1,40 @@
+// layers/self_attention_and_positional_encoding.cpp — 10.6 PositionalEncoding
+// (sec_self-attention-and-positional-encoding, subsec_positional-encoding).
+#include "layers/self_attention_and_positional_encoding.h"
+
+#include <cmath>
+
+#include "core/check.h"
+#include "core/ops.h"
+
+namespace d2l {
+
+PositionalEncoding::PositionalEncoding(int64_t num_hiddens, float dropout, int64_t max_len)
+    : num_hiddens(num_hiddens), max_len(max_len), dropout(dropout) {
+  check(num_hiddens > 0 && max_len > 0, "PositionalEncoding", "num_hiddens (", num_hiddens, ") and max_len (", max_len,
+        ") must be > 0");
+  register_module("dropout", this->dropout);
+  // The table is a constant, filled once here in float32 the way the book's PyTorch code
+  // computes it: X[i, j] = i / 10000^(2j / d), then sin(X) into the even columns and
+  // cos(X) into the odd ones.
+  P = zeros({1, max_len, num_hiddens});
+  float* p = P.data();
+  for (int64_t c = 0; c < num_hiddens; c += 2) {
+    const float denom = std::pow(10000.0f, static_cast<float>(c) / static_cast<float>(num_hiddens));
+    for (int64_t i = 0; i < max_len; ++i) {
+      const float x = static_cast<float>(i) / denom;
+      p[i * num_hiddens + c] = std::sin(x);
+      if (c + 1 < num_hiddens) p[i * num_hiddens + c + 1] = std::cos(x);
+    }
+  }
+}
+
+Tensor PositionalEncoding::forward(const Tensor& X) const {
+  check(X.defined() && X.ndim() == 3 && X.size(1) <= max_len && X.size(2) == num_hiddens, "PositionalEncoding",
+        "expected X (batch_size, no. of steps <= max_len = ", max_len, ", num_hiddens = ", num_hiddens, "), got ",
+        X.defined() ? X.shape() : Shape{});
+  // P[:, :no. of steps, :] (1, no. of steps, num_hiddens) broadcasts over the batch.
+  return dropout(X + slice(P, 1, 0, X.size(1)));
+}
+
+}  // namespace d2l

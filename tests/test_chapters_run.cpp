@@ -1,0 +1,188 @@
+// tests/test_chapters_run.cpp — every chapter program runs to completion with small
+// settings and writes its figures (STYLE.md 8; `make test` builds the programs first).
+//
+// Programs are looked up in $D2L_BUILD/chapters (default build/chapters), run with
+// --out <temporary dir> plus their row's arguments; the test checks exit code 0, that each
+// listed PNG exists, is non-empty and decodes, and that stdout contains the listed text.
+// A new chapter is one more row in kChapters.
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <stb/stb_image.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/cli_args.h"
+
+namespace fs = std::filesystem;
+namespace utf = boost::unit_test;
+
+namespace {
+
+struct Chapter {
+  const char* name;                 // chapters/<name>.cpp -> build/chapters/<name>
+  const char* args;                 // small settings
+  std::vector<const char*> pngs;    // written under --out
+  std::vector<const char*> stdout_has;
+};
+
+const std::vector<Chapter> kChapters = {
+    {"attention_cues", "", {"attention_weights.png"}, {}},
+    {"nadaraya_watson", "--quick",
+     {"average_pooling.png", "nonparametric.png", "nonparametric_attention.png", "parametric.png",
+      "parametric_attention.png", "loss.png"},
+     {"(2, 1, 6)", "[[14.5000]]", "epoch 1, loss "}},
+    {"attention_scoring_functions", "",
+     {"additive_attention.png", "dot_product_attention.png"},
+     {"[[10.0000, 11.0000, 12.0000, 13.0000]]]"}},
+    {"multihead_attention", "", {"heads.png"}, {"(2, 4, 100)"}},
+    {"self_attention_and_positional_encoding", "",
+     {"positional_encoding_columns.png", "positional_encoding.png"},
+     {"(2, 4, 100)", "7 in binary is 111"}},
+    {"bahdanau_attention", "--quick --translate 'i am cold .'",
+     {"train_seq2seq.png", "attention.png", "translate.png"},
+     {"((4, 7, 10), 3, (4, 7, 16), 2, (4, 16))", "tokens/sec on cpu", "i'm home . => "}},
+    {"natural_language_inference_attention", "--quick --premise 'a man is sleeping .' --hypothesis 'a man is awake .'",
+     {"train_ch13.png", "alignment.png", "alignment_cli.png"},
+     {"read 540 examples", "examples/sec on cpu", "predict_snli(['he', 'is', 'good', '.'], ['he', 'is', 'bad', '.']): "}},
+};
+
+// Boost.Test names each data sample by printing it.
+std::ostream& operator<<(std::ostream& os, const Chapter& c) { return os << c.name; }
+
+std::string build_dir() {
+  const char* b = std::getenv("D2L_BUILD");
+  return b && *b ? b : "build";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+// A fresh directory under the system temp dir, removed with everything in it at the end.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    path = fs::temp_directory_path() / ("d2l_chapters_" + std::to_string(::getpid()) + "_" + tag);
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// Runs `cmd` through the shell with stdout and stderr to files; returns the exit code.
+int run(const std::string& cmd, const fs::path& out, const fs::path& err) {
+  const int status = std::system((cmd + " >" + out.string() + " 2>" + err.string()).c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void run_chapter(const Chapter& c) {
+  const fs::path exe = fs::path(build_dir()) / "chapters" / c.name;
+  BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built (run `make` first, or set D2L_BUILD)");
+  TempDir tmp(c.name);
+  const fs::path out = tmp.path / "out", log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
+  const int rc = run(exe.string() + " --threads 2 --out " + out.string() + " " + c.args, log, err);
+  BOOST_CHECK_MESSAGE(rc == 0, c.name << " exited with " << rc << "; stderr:\n" << read_file(err));
+  const std::string text = read_file(log);
+  for (const char* s : c.stdout_has)
+    BOOST_CHECK_MESSAGE(text.find(s) != std::string::npos, c.name << ": stdout lacks '" << s << "':\n" << text);
+  for (const char* png : c.pngs) {
+    const fs::path p = out / png;
+    BOOST_CHECK_MESSAGE(fs::exists(p) && fs::file_size(p) > 0, c.name << ": " << p << " missing or empty");
+    int w = 0, h = 0, comp = 0;
+    BOOST_CHECK_MESSAGE(stbi_info(p.string().c_str(), &w, &h, &comp) == 1 && w > 100 && h > 100,
+                        c.name << ": " << p << " is not a readable image (" << w << " x " << h << ")");
+    BOOST_CHECK_MESSAGE(text.find(p.string()) != std::string::npos, c.name << ": the path " << p << " is not printed");
+  }
+  // Nothing else is left in the output directory: no stray temporary files.
+  size_t files = 0;
+  if (fs::exists(out))
+    for (const auto& e : fs::directory_iterator(out)) files += e.is_regular_file();
+  BOOST_CHECK_EQUAL(files, c.pngs.size());
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(chapters_run)
+
+// One test case per chapter (runs_and_writes_its_figures/_0, _1, ... in kChapters order), so
+// a failing or unbuilt chapter does not hide the others.
+BOOST_DATA_TEST_CASE(runs_and_writes_its_figures, utf::data::make(kChapters), c) { run_chapter(c); }
+
+BOOST_DATA_TEST_CASE(help_and_bad_options, utf::data::make(kChapters), c) {
+  const fs::path exe = fs::path(build_dir()) / "chapters" / c.name;
+  BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built");
+  TempDir tmp(std::string(c.name) + "_opts");
+  const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
+  BOOST_CHECK_EQUAL(run(exe.string() + " --help", log, err), 0);
+  BOOST_CHECK(read_file(log).find("--seed") != std::string::npos);
+  BOOST_CHECK_EQUAL(run(exe.string() + " --no-such-option", log, err), 2);
+  BOOST_CHECK(read_file(err).find("error: unknown option --no-such-option") != std::string::npos);
+  BOOST_CHECK_EQUAL(run(exe.string() + " --seed -1", log, err), 2);
+  BOOST_CHECK(read_file(err).find("error: [--seed] must be >= 0, got -1") != std::string::npos);
+  // A file where the output directory should be: a runtime error, exit 1.
+  const fs::path blocker = tmp.path / "file";
+  std::ofstream(blocker) << "x";
+  BOOST_CHECK_EQUAL(run(exe.string() + " --out " + blocker.string(), log, err), 1);
+  BOOST_CHECK(read_file(err).rfind("error: ", 0) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(cli_args_parsing) {
+  auto make = [] {
+    d2l::CliArgs a("prog", "test");
+    a.add_int("epochs", 5, "epochs", 0);
+    a.add_float("lr", 0.5, "learning rate", 0.0, 10.0);
+    a.add_string("data", "", "data file");
+    a.add_flag("quick", "quick");
+    return a;
+  };
+  d2l::CliArgs a = make();
+  a.parse({"--epochs", "7", "--lr=0.25", "--quick", "--data", "x.txt"});
+  BOOST_CHECK_EQUAL(a.get_int("epochs"), 7);
+  BOOST_CHECK_EQUAL(a.get_float("lr"), 0.25f);
+  BOOST_CHECK(a.get_flag("quick") && a.given("epochs") && !a.help_requested());
+  BOOST_CHECK_EQUAL(a.get_string("data"), "x.txt");
+  d2l::CliArgs b = make();
+  b.parse({});
+  BOOST_CHECK_EQUAL(b.get_int("epochs"), 5);
+  BOOST_CHECK(!b.get_flag("quick") && !b.given("epochs"));
+  auto says = [](const std::string& want) {
+    return [want](const d2l::UsageError& e) {
+      BOOST_TEST_MESSAGE(e.what());
+      return std::string(e.what()) == want;
+    };
+  };
+  BOOST_CHECK_EXCEPTION(make().parse({"--epochs", "-1"}), d2l::UsageError, says("[--epochs] must be >= 0, got -1"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--lr", "11"}), d2l::UsageError, says("[--lr] must be <= 10, got 11"));
+  d2l::CliArgs bad = make();
+  BOOST_CHECK_THROW(bad.parse({"--epochs", "-3"}), d2l::UsageError);
+  BOOST_CHECK_EQUAL(bad.get_int("epochs"), 5);  // a rejected value is not kept
+  BOOST_CHECK_EXCEPTION(make().parse({"--epochs", "5x"}), d2l::UsageError,
+                        says("[--epochs] expects an integer, got '5x'"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--lr", "fast"}), d2l::UsageError, says("[--lr] expects a number, got 'fast'"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--epochs"}), d2l::UsageError, says("[--epochs] needs a value"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--quick=1"}), d2l::UsageError, says("[--quick] takes no value"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--nope"}), d2l::UsageError, says("unknown option --nope (see --help)"));
+  BOOST_CHECK_EXCEPTION(make().parse({"extra"}), d2l::UsageError, says("unexpected argument 'extra' (see --help)"));
+  d2l::CliArgs h = make();
+  h.parse({"--help"});
+  BOOST_CHECK(h.help_requested());
+  const std::string u = h.usage();
+  BOOST_CHECK(u.find("--epochs N") != std::string::npos && u.find("(default 5)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

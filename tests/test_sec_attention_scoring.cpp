@@ -1,0 +1,340 @@
+// tests/test_sec_attention_scoring.cpp — 10.3 注意力评分函数 (sec_attention-scoring-functions):
+// AdditiveAttention and DotProductAttention, and the layers/basic.h blocks they are built of
+// (Linear, Dropout; Embedding and LayerNorm beside them).
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/ops.h"
+#include "core/random.h"
+#include "layers/attention_scoring_functions.h"
+#include "layers/basic.h"
+#include "tests/gradcheck.h"
+
+using d2l::Shape;
+using d2l::Tensor;
+
+namespace {
+
+// Predicate for BOOST_CHECK_EXCEPTION: the message contains every one of `parts`.
+auto has_all(std::vector<std::string> parts) {
+  return [parts](const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    for (const auto& p : parts)
+      if (msg.find(p) == std::string::npos) {
+        BOOST_TEST_MESSAGE("missing '" << p << "' in: " << msg);
+        return false;
+      }
+    return true;
+  };
+}
+
+void check_close(const Tensor& a, const std::vector<float>& want, float tol) {
+  BOOST_REQUIRE_EQUAL(a.numel(), static_cast<int64_t>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i) BOOST_CHECK_SMALL(a.data()[i] - want[i], tol);
+}
+
+// The book's toy inputs: keys ones (2, 10, 2), values arange(40).reshape(1, 10, 4)
+// repeated twice, valid_lens [2, 6].
+Tensor book_keys() { return d2l::ones({2, 10, 2}); }
+Tensor book_values() { return d2l::repeat(d2l::reshape(d2l::arange(40), {1, 10, 4}), {2, 1, 1}); }
+Tensor book_valid_lens() { return d2l::tensor({2, 6}); }
+const std::vector<float> kBookOutput = {2, 3, 4, 5, 10, 11, 12, 13};
+
+// Each row of w (batch, queries, keys) sums to 1 and is exactly 0 past its valid length.
+void check_weights_masked(const Tensor& w, const std::vector<int64_t>& row_len) {
+  const int64_t K = w.size(2), R = w.numel() / K;
+  BOOST_REQUIRE_EQUAL(static_cast<int64_t>(row_len.size()), R);
+  for (int64_t r = 0; r < R; ++r) {
+    double s = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const float v = w.data()[r * K + k];
+      if (k >= row_len[r]) BOOST_CHECK_EQUAL(v, 0.0f);
+      s += v;
+    }
+    BOOST_CHECK_SMALL(s - 1.0, 1e-6);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sec_attention_scoring)
+
+// --- layers/basic.h ------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(linear_hand_computed) {
+  d2l::Linear fc(2, 3);
+  fc.weight.data()[0] = 1, fc.weight.data()[1] = 2, fc.weight.data()[2] = 3;
+  fc.weight.data()[3] = 4, fc.weight.data()[4] = 5, fc.weight.data()[5] = 6;
+  fc.bias.data()[0] = 1, fc.bias.data()[1] = 0, fc.bias.data()[2] = -1;
+  // [1, -1] Wᵀ + b = [1-2+1, 3-4+0, 5-6-1]; [2, 0.5] -> [2+1+1, 6+2, 10+3-1]
+  const Tensor y = fc(d2l::tensor({{1, -1}, {2, 0.5f}}));
+  BOOST_TEST(y.shape() == (Shape{2, 3}));
+  check_close(y, {0, -1, -2, 4, 8, 12}, 1e-6f);
+  const auto names = fc.named_parameters();
+  BOOST_REQUIRE_EQUAL(names.size(), 2u);
+  BOOST_CHECK_EQUAL(names[0].first, "weight");
+  BOOST_CHECK_EQUAL(names[1].first, "bias");
+  BOOST_CHECK_EQUAL(d2l::Linear(2, 3, false).parameters().size(), 1u);
+}
+
+BOOST_AUTO_TEST_CASE(linear_default_init_bounds) {
+  d2l::manual_seed(1);
+  d2l::Linear fc(16, 8);  // U(-1/4, 1/4) for both weight and bias
+  float lo = 1, hi = -1;
+  for (const Tensor& p : fc.parameters())
+    for (float v : p.to_vector()) lo = std::min(lo, v), hi = std::max(hi, v);
+  BOOST_CHECK(lo >= -0.25f && hi <= 0.25f);
+  BOOST_CHECK(lo < -0.2f && hi > 0.2f);  // 136 draws spread over the interval
+}
+
+BOOST_AUTO_TEST_CASE(linear_gradcheck_3d) {
+  d2l::manual_seed(2);
+  d2l::Linear fc(3, 4);
+  BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return fc(x[0]); }, {d2l::normal(0, 1, {2, 3, 3})},
+                                   "Linear", fc.parameters()));
+}
+
+BOOST_AUTO_TEST_CASE(linear_errors) {
+  d2l::Linear fc(3, 4);
+  BOOST_CHECK_EXCEPTION(fc(d2l::ones({2, 5})), std::invalid_argument, has_all({"[Linear]", "(2, 5)", "(4, 3)"}));
+  BOOST_CHECK_EXCEPTION(d2l::Linear(0, 4), std::invalid_argument, has_all({"[Linear]", "in_features (0)"}));
+}
+
+BOOST_AUTO_TEST_CASE(dropout_identity_in_eval) {
+  d2l::Dropout drop(0.5f);
+  drop.eval();
+  const Tensor x = d2l::normal(0, 1, {4, 5});
+  const Tensor y = drop(x);
+  BOOST_TEST(y.to_vector() == x.to_vector(), boost::test_tools::per_element());
+  d2l::Dropout none(0.0f);  // p = 0 keeps everything even in training
+  BOOST_TEST(none(x).to_vector() == x.to_vector(), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(dropout_keeps_expectation_in_train) {
+  d2l::manual_seed(3);
+  d2l::Dropout drop(0.3f);
+  BOOST_CHECK(drop.training());
+  const int64_t n = 200000;
+  const Tensor y = drop(d2l::ones({n}));
+  int64_t zeros = 0;
+  double s = 0;
+  for (float v : y.to_vector()) {
+    if (v == 0.0f) ++zeros;
+    else BOOST_REQUIRE_CLOSE(v, 1.0f / 0.7f, 1e-4);  // survivors are scaled by 1/(1-p)
+    s += v;
+  }
+  // Bernoulli(0.3) over 2e5 draws: the standard deviation of the zero fraction is 0.001.
+  BOOST_CHECK_SMALL(static_cast<double>(zeros) / n - 0.3, 0.005);
+  BOOST_CHECK_SMALL(s / n - 1.0, 0.01);  // E[y] = E[x]
+  BOOST_CHECK_EXCEPTION(d2l::Dropout(1.5f), std::invalid_argument, has_all({"[Dropout]", "1.5"}));
+}
+
+BOOST_AUTO_TEST_CASE(embedding_and_layer_norm) {
+  d2l::Embedding emb(5, 3);
+  const Tensor y = emb(d2l::tensor({{4, 0}}));  // (1, 2) ids -> (1, 2, 3)
+  BOOST_TEST(y.shape() == (Shape{1, 2, 3}));
+  for (int j = 0; j < 3; ++j) {
+    BOOST_CHECK_EQUAL(y.data()[j], emb.weight.data()[4 * 3 + j]);
+    BOOST_CHECK_EQUAL(y.data()[3 + j], emb.weight.data()[j]);
+  }
+  d2l::LayerNorm ln(3);
+  // [1, 2, 3]: mean 2, biased variance 2/3 -> (x - 2) / sqrt(2/3 + 1e-5)
+  const float s = 1.0f / std::sqrt(2.0f / 3.0f + 1e-5f);
+  check_close(ln(d2l::tensor({{1, 2, 3}})), {-s, 0, s}, 1e-5f);
+  BOOST_CHECK_EQUAL(ln.named_parameters()[0].first, "weight");
+  BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return ln(x[0]); }, {d2l::normal(0, 1, {2, 3})},
+                                   "LayerNorm", ln.parameters()));
+}
+
+// --- AdditiveAttention ---------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(additive_attention_book_output) {
+  // Identical keys give identical scores, so the weights are uniform over the valid keys
+  // and the output is the mean of the first 2 (resp. 6) value rows, whatever the weights.
+  for (uint64_t seed : {0u, 1u, 42u}) {
+    d2l::manual_seed(seed);
+    const Tensor queries = d2l::normal(0, 1, {2, 1, 20});
+    d2l::AdditiveAttention attention(2, 20, 8, 0.1f);
+    attention.eval();
+    const Tensor out = attention(queries, book_keys(), book_values(), book_valid_lens());
+    BOOST_TEST(out.shape() == (Shape{2, 1, 4}));
+    check_close(out, kBookOutput, 1e-5f);
+    BOOST_TEST(attention.attention_weights.shape() == (Shape{2, 1, 10}));
+    check_weights_masked(attention.attention_weights, {2, 6});
+    for (int k = 0; k < 2; ++k) BOOST_CHECK_CLOSE(attention.attention_weights.data()[k], 0.5f, 1e-4);
+    for (int k = 0; k < 6; ++k) BOOST_CHECK_CLOSE(attention.attention_weights.data()[10 + k], 1.0f / 6, 1e-4);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(additive_attention_parameters_named_as_the_book) {
+  d2l::AdditiveAttention attention(2, 20, 8, 0.1f);
+  const auto p = attention.named_parameters();
+  BOOST_REQUIRE_EQUAL(p.size(), 3u);  // no biases
+  BOOST_CHECK_EQUAL(p[0].first, "W_k.weight");
+  BOOST_TEST(p[0].second.shape() == (Shape{8, 2}));
+  BOOST_CHECK_EQUAL(p[1].first, "W_q.weight");
+  BOOST_TEST(p[1].second.shape() == (Shape{8, 20}));
+  BOOST_CHECK_EQUAL(p[2].first, "w_v.weight");
+  BOOST_TEST(p[2].second.shape() == (Shape{1, 8}));
+}
+
+BOOST_AUTO_TEST_CASE(additive_attention_matches_formula) {
+  // a(q, k) = w_vᵀ tanh(W_q q + W_k k), softmax over the keys, computed naively in double.
+  d2l::manual_seed(5);
+  d2l::AdditiveAttention attention(3, 2, 4, 0.0f);
+  const Tensor q = d2l::normal(0, 1, {1, 2, 2}), k = d2l::normal(0, 1, {1, 3, 3}), v = d2l::normal(0, 1, {1, 3, 2});
+  const Tensor out = attention(q, k, v);
+  const float *Wq = attention.W_q.weight.data(), *Wk = attention.W_k.weight.data(), *wv = attention.w_v.weight.data();
+  for (int i = 0; i < 2; ++i) {
+    double score[3], z = 0;
+    for (int j = 0; j < 3; ++j) {
+      score[j] = 0;
+      for (int h = 0; h < 4; ++h) {
+        double f = 0;
+        for (int a = 0; a < 2; ++a) f += Wq[h * 2 + a] * q.data()[i * 2 + a];
+        for (int a = 0; a < 3; ++a) f += Wk[h * 3 + a] * k.data()[j * 3 + a];
+        score[j] += wv[h] * std::tanh(f);
+      }
+      z += std::exp(score[j]);
+    }
+    for (int c = 0; c < 2; ++c) {
+      double o = 0;
+      for (int j = 0; j < 3; ++j) o += std::exp(score[j]) / z * v.data()[j * 2 + c];
+      BOOST_CHECK_SMALL(out.data()[i * 2 + c] - o, 1e-5);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(additive_attention_gradcheck) {
+  d2l::manual_seed(6);
+  d2l::AdditiveAttention attention(3, 4, 5, 0.1f);
+  attention.eval();
+  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 3}),
+                                  d2l::normal(0, 1, {2, 5, 2})};
+  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})}) {
+    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
+                                     "AdditiveAttention", attention.parameters()));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(additive_attention_dropout_acts_on_weights) {
+  d2l::manual_seed(7);
+  d2l::AdditiveAttention attention(2, 20, 8, 0.5f);  // training mode: dropout on
+  const Tensor out = attention(d2l::normal(0, 1, {2, 1, 20}), book_keys(), book_values(), book_valid_lens());
+  // attention_weights are kept before dropout (the book plots them), so rows still sum to 1;
+  // the output is a sum of value rows each weighted 0 or 2 × (1/2 resp. 1/6).
+  check_weights_masked(attention.attention_weights, {2, 6});
+  BOOST_TEST(out.shape() == (Shape{2, 1, 4}));
+  // Dropout's backward through the weights: fix the mask by reseeding inside f.
+  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 1, 20}), d2l::normal(0, 1, {2, 10, 2}),
+                                  d2l::normal(0, 1, {2, 10, 4})};  // unit-size values: float noise stays small
+  BOOST_CHECK(d2l::test::gradcheck(
+      [&](std::vector<Tensor>& x) {
+        d2l::manual_seed(8);
+        return attention(x[0], x[1], x[2], book_valid_lens());
+      },
+      in, "AdditiveAttention(train, fixed mask)", attention.parameters()));
+}
+
+BOOST_AUTO_TEST_CASE(additive_attention_origin_document_snippet) {
+  // AdditiveAttention(key_size=2, query_size=20, num_hiddens=8, dropout=0.1) -> (2, 1, 4)
+  d2l::AdditiveAttention attention(2, 20, 8, 0.1f);
+  const Tensor out = attention(d2l::normal(0, 1, {2, 1, 20}), book_keys(), book_values(), book_valid_lens());
+  BOOST_CHECK_EQUAL(d2l::shape_str(out.shape()), "(2, 1, 4)");
+}
+
+BOOST_AUTO_TEST_CASE(additive_attention_errors) {
+  d2l::AdditiveAttention attention(2, 20, 8, 0.1f);
+  const Tensor q = d2l::ones({2, 1, 20});
+  BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 1, 19}), book_keys(), book_values()), std::invalid_argument,
+                        has_all({"[AdditiveAttention]", "(2, 1, 19)", "(2, 10, 2)", "query_size = 20"}));
+  BOOST_CHECK_EXCEPTION(attention(q, book_keys(), d2l::ones({2, 9, 4})), std::invalid_argument,
+                        has_all({"[AdditiveAttention]", "(2, 10, 2)", "(2, 9, 4)"}));
+  BOOST_CHECK_EXCEPTION(attention(q, book_keys(), book_values(), d2l::tensor({2, 6, 1})), std::invalid_argument,
+                        has_all({"[AdditiveAttention]", "valid_lens (3,)", "(2, 1, 20)"}));
+  BOOST_CHECK_EXCEPTION(attention(q, book_keys(), book_values(), d2l::tensor({2, -1})), std::invalid_argument,
+                        has_all({"[masked_softmax]", "-1"}));
+  BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 20}), book_keys(), book_values()), std::invalid_argument,
+                        has_all({"[AdditiveAttention]", "3-D", "(2, 20)"}));
+}
+
+// --- DotProductAttention -------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(dot_product_attention_book_output) {
+  for (uint64_t seed : {0u, 3u}) {
+    d2l::manual_seed(seed);
+    d2l::DotProductAttention attention(0.5f);
+    attention.eval();
+    const Tensor out = attention(d2l::normal(0, 1, {2, 1, 2}), book_keys(), book_values(), book_valid_lens());
+    BOOST_TEST(out.shape() == (Shape{2, 1, 4}));
+    check_close(out, kBookOutput, 1e-5f);
+    check_weights_masked(attention.attention_weights, {2, 6});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(dot_product_attention_scaled_by_sqrt_d) {
+  // One query q = [1, 1, 1, 1], keys [2, 0, 0, 0] and 0: scores 2/√4 = 1 and 0, so the
+  // weights are softmax([1, 0]) = [e/(1+e), 1/(1+e)].
+  d2l::DotProductAttention attention(0.0f);
+  const Tensor keys = d2l::tensor({2, 0, 0, 0, 0, 0, 0, 0}, {1, 2, 4});
+  const Tensor values = d2l::tensor({1, 0}, {1, 2, 1});
+  const Tensor out = attention(d2l::ones({1, 1, 4}), keys, values);
+  const double e = std::exp(1.0);
+  BOOST_CHECK_SMALL(out.item() - e / (1 + e), 1e-6);
+  // 2-D valid_lens: one length per query.
+  attention(d2l::ones({1, 2, 4}), keys, values, d2l::tensor({{1, 2}}));
+  check_close(attention.attention_weights, {1, 0, static_cast<float>(e / (1 + e)), static_cast<float>(1 / (1 + e))}, 1e-6f);
+}
+
+BOOST_AUTO_TEST_CASE(dot_product_attention_gradcheck) {
+  d2l::manual_seed(9);
+  d2l::DotProductAttention attention(0.2f);
+  attention.eval();
+  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 4}),
+                                  d2l::normal(0, 1, {2, 5, 3})};
+  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})})
+    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
+                                     "DotProductAttention"));
+}
+
+BOOST_AUTO_TEST_CASE(dot_product_attention_masked_keys_get_no_gradient) {
+  d2l::manual_seed(10);
+  d2l::DotProductAttention attention(0.0f);
+  Tensor k = d2l::normal(0, 1, {2, 4, 3}), v = d2l::normal(0, 1, {2, 4, 2});
+  k.requires_grad_();
+  v.requires_grad_();
+  d2l::sum(d2l::mul(attention(d2l::normal(0, 1, {2, 2, 3}), k, v, d2l::tensor({1, 3})), d2l::normal(0, 1, {2, 2, 2})))
+      .backward();
+  const std::vector<float> gk = k.grad().to_vector(), gv = v.grad().to_vector();
+  // Batch 0 keeps key 0 only, batch 1 keys 0..2: every masked key and value row gets exactly 0.
+  for (int t : {1, 2, 3})
+    for (int c = 0; c < 3; ++c) BOOST_CHECK_EQUAL(gk[t * 3 + c], 0.0f);
+  for (int c = 0; c < 3; ++c) BOOST_CHECK_EQUAL(gk[(4 + 3) * 3 + c], 0.0f);
+  for (int c = 0; c < 2; ++c) BOOST_CHECK_EQUAL(gv[(4 + 3) * 2 + c], 0.0f);
+  BOOST_CHECK(gv[0] != 0.0f);
+}
+
+BOOST_AUTO_TEST_CASE(dot_product_attention_origin_document_snippet) {
+  // DotProductAttention(dropout=0.1) on queries (2, 4, 64), keys (2, 6, 64), values (2, 6, 32)
+  d2l::DotProductAttention attention(0.1f);
+  const Tensor out = attention(d2l::normal(0, 1, {2, 4, 64}), d2l::normal(0, 1, {2, 6, 64}),
+                               d2l::normal(0, 1, {2, 6, 32}), d2l::tensor({6, 5}));
+  BOOST_CHECK_EQUAL(d2l::shape_str(out.shape()), "(2, 4, 32)");
+  BOOST_TEST(attention.attention_weights.shape() == (Shape{2, 4, 6}));
+}
+
+BOOST_AUTO_TEST_CASE(dot_product_attention_errors) {
+  d2l::DotProductAttention attention(0.1f);
+  BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 1, 3}), book_keys(), book_values()), std::invalid_argument,
+                        has_all({"[DotProductAttention]", "(2, 1, 3)", "(2, 10, 2)"}));
+  BOOST_CHECK_EXCEPTION(attention(d2l::ones({3, 1, 2}), book_keys(), book_values()), std::invalid_argument,
+                        has_all({"[DotProductAttention]", "batch", "(3, 1, 2)", "(2, 10, 2)", "(2, 10, 4)"}));
+  BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 1, 2}), book_keys(), book_values(), d2l::tensor({{1, 2}, {3, 4}})),
+                        std::invalid_argument, has_all({"[DotProductAttention]", "valid_lens (2, 2)"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

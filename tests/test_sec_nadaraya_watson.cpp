@@ -1,0 +1,129 @@
+// tests/test_sec_nadaraya_watson.cpp — 10.2 注意力汇聚：Nadaraya-Watson 核回归
+// (sec_nadaraya-watson): the bmm demos of subsec_batch_dot and NWKernelRegression.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/ops.h"
+#include "core/random.h"
+#include "layers/nadaraya_watson.h"
+#include "tests/gradcheck.h"
+
+using d2l::Shape;
+using d2l::Tensor;
+
+namespace {
+
+// f(x) for one query over its own keys and values, straight from
+// eq_nadaraya-watson-gaussian-para, in double.
+double nw_reference(double x, const float* keys, const float* values, int64_t K, double w) {
+  double num = 0, den = 0;
+  for (int64_t j = 0; j < K; ++j) {
+    const double u = (x - keys[j]) * w, k = std::exp(-u * u / 2);
+    num += k * values[j];
+    den += k;
+  }
+  return num / den;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sec_nadaraya_watson)
+
+BOOST_AUTO_TEST_CASE(bmm_demos) {
+  // (n, a, b) x (n, b, c) -> (n, a, c)
+  BOOST_CHECK_EQUAL(d2l::shape_str(d2l::bmm(d2l::ones({2, 1, 4}), d2l::ones({2, 4, 6})).shape()), "(2, 1, 6)");
+  // Weighted averages by bmm: weights 0.1 over 0..9 and 10..19 give 4.5 and 14.5.
+  const Tensor weights = d2l::ones({2, 10}) * 0.1f;
+  const Tensor values = d2l::reshape(d2l::arange(20), {2, 10});
+  const Tensor y = d2l::bmm(d2l::unsqueeze(weights, 1), d2l::unsqueeze(values, -1));
+  BOOST_TEST(y.shape() == (Shape{2, 1, 1}));
+  BOOST_CHECK_CLOSE(y.data()[0], 4.5f, 1e-4);
+  BOOST_CHECK_CLOSE(y.data()[1], 14.5f, 1e-4);
+}
+
+BOOST_AUTO_TEST_CASE(w_is_one_parameter_in_unit_interval) {
+  for (uint64_t seed : {0u, 1u, 2u}) {
+    d2l::manual_seed(seed);
+    d2l::NWKernelRegression net;
+    const auto p = net.named_parameters();
+    BOOST_REQUIRE_EQUAL(p.size(), 1u);
+    BOOST_CHECK_EQUAL(p[0].first, "w");
+    BOOST_TEST(net.w.shape() == (Shape{1}));
+    BOOST_CHECK(net.w.item() >= 0.0f && net.w.item() < 1.0f);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hand_computed) {
+  // w = 1, query 0, keys [0, 1], values [1, 3]: weights softmax([0, -1/2]) = [σ(1/2), 1 - σ(1/2)].
+  d2l::NWKernelRegression net;
+  net.w.data()[0] = 1.0f;
+  const Tensor y = net(d2l::tensor({0}), d2l::tensor({{0, 1}}), d2l::tensor({{1, 3}}));
+  const double a = 1.0 / (1.0 + std::exp(-0.5));
+  BOOST_TEST(y.shape() == (Shape{1}));
+  BOOST_CHECK_SMALL(y.item() - (a * 1 + (1 - a) * 3), 1e-6);
+  BOOST_CHECK_SMALL(net.attention_weights.data()[0] - a, 1e-6);
+}
+
+BOOST_AUTO_TEST_CASE(matches_formula_on_book_shapes) {
+  // Training layout: 50 queries, each against the other 49 points (keys (50, 49)).
+  d2l::manual_seed(11);
+  d2l::NWKernelRegression net;
+  net.w.data()[0] = 2.5f;
+  const int64_t n = 50, K = 49;
+  const Tensor queries = d2l::rand({n}) * 5.0f, keys = d2l::rand({n, K}) * 5.0f, values = d2l::normal(0, 1, {n, K});
+  const Tensor y = net(queries, keys, values);
+  BOOST_TEST(y.shape() == (Shape{n}));
+  BOOST_TEST(net.attention_weights.shape() == (Shape{n, K}));
+  for (int64_t i = 0; i < n; ++i) {
+    BOOST_CHECK_SMALL(y.data()[i] - nw_reference(queries.data()[i], keys.data() + i * K, values.data() + i * K, K, 2.5),
+                      1e-5);
+    double s = 0;
+    for (int64_t j = 0; j < K; ++j) s += net.attention_weights.data()[i * K + j];
+    BOOST_CHECK_SMALL(s - 1.0, 1e-5);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gradcheck_w_queries_keys_values) {
+  d2l::manual_seed(12);
+  d2l::NWKernelRegression net;
+  const std::vector<Tensor> in = {d2l::rand({4}) * 3.0f, d2l::rand({4, 5}) * 3.0f, d2l::normal(0, 1, {4, 5})};
+  for (float w : {0.7f, 3.0f}) {
+    net.w.data()[0] = w;
+    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return net(x[0], x[1], x[2]); }, in,
+                                     "NWKernelRegression", net.parameters()));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sgd_step_lowers_the_loss) {
+  // The book's training step (loss = Σ (ŷ - y)² / 2, SGD): one step with a small learning
+  // rate must lower the loss, as the gradient points uphill.
+  d2l::manual_seed(13);
+  d2l::NWKernelRegression net;
+  net.w.data()[0] = 0.5f;
+  const Tensor x = d2l::rand({8}) * 5.0f, keys = d2l::rand({8, 7}) * 5.0f;
+  const Tensor values = d2l::sin(keys), y = d2l::sin(x);
+  auto loss = [&] { return d2l::sum(d2l::pow(net(x, keys, values) - y, 2.0f) * 0.5f); };
+  Tensor l0 = loss();
+  l0.backward();
+  const float g = net.w.grad().item();
+  BOOST_CHECK(g != 0.0f);
+  net.w.data()[0] -= 0.01f * g;
+  BOOST_CHECK_LT(loss().item(), l0.item());
+}
+
+BOOST_AUTO_TEST_CASE(errors) {
+  d2l::NWKernelRegression net;
+  BOOST_CHECK_EXCEPTION(net(d2l::ones({3}), d2l::ones({2, 4}), d2l::ones({2, 4})), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          const std::string m = e.what();
+                          return m.find("[NWKernelRegression]") != std::string::npos &&
+                                 m.find("(3,)") != std::string::npos && m.find("(2, 4)") != std::string::npos;
+                        });
+  BOOST_CHECK_THROW(net(d2l::ones({2}), d2l::ones({2, 4}), d2l::ones({2, 3})), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
