@@ -1,0 +1,635 @@
+// tests/test_figures.cpp — tools/figures.h, tools/animator.h and build/tools/heatmap: the
+// PNGs are read back with stb_image and checked against matplotlib's facts (colormap
+// anchors, MaxNLocator ticks, colour cycle) and the layout the code reports.
+#include <boost/test/unit_test.hpp>
+#include <stb/stb_image.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/tensor.h"
+#include "tools/animator.h"
+#include "tools/figures.h"
+
+namespace fs = std::filesystem;
+using namespace d2l;
+
+namespace {
+
+// A scratch directory for this run, removed at exit.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("d2l_test_figures_" + std::to_string(getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string operator()(const std::string& name) const { return (dir / name).string(); }
+};
+const Scratch& scratch() {
+  static Scratch s;
+  return s;
+}
+
+struct Image {
+  int width = 0, height = 0;
+  std::shared_ptr<unsigned char> px;
+  Rgb at(float x, float y) const {
+    const int ix = static_cast<int>(x), iy = static_cast<int>(y);
+    BOOST_REQUIRE(ix >= 0 && iy >= 0 && ix < width && iy < height);
+    const unsigned char* p = px.get() + (static_cast<size_t>(iy) * width + ix) * 3;
+    return {p[0], p[1], p[2]};
+  }
+};
+
+Image load(const std::string& path) {
+  Image im;
+  int n = 0;
+  unsigned char* data = stbi_load(path.c_str(), &im.width, &im.height, &n, 3);
+  BOOST_REQUIRE_MESSAGE(data != nullptr, "cannot read back " << path);
+  im.px.reset(data, stbi_image_free);
+  return im;
+}
+
+bool near(Rgb a, Rgb b, int tol = 2) {
+  return std::abs(a.r - b.r) <= tol && std::abs(a.g - b.g) <= tol && std::abs(a.b - b.b) <= tol;
+}
+#define CHECK_COLOR(got, want, tol) \
+  BOOST_CHECK_MESSAGE(near(got, want, tol), "got " << hex_str(got) << ", want " << hex_str(want))
+
+// Pixels of text: dark grey to black (all text is black).
+int dark_pixels(const Image& im, const Box& b) {
+  int n = 0;
+  for (int y = std::max(0, static_cast<int>(b.y0)); y < std::min(im.height, static_cast<int>(std::ceil(b.y1))); ++y)
+    for (int x = std::max(0, static_cast<int>(b.x0)); x < std::min(im.width, static_cast<int>(std::ceil(b.x1))); ++x) {
+      const Rgb c = im.at(x, y);
+      n += c.r < 100 && c.g < 100 && c.b < 100;
+    }
+  return n;
+}
+
+HeatmapGrid eye_grid(int64_t n) {
+  HeatmapGrid g{1, 1, n, n, std::vector<float>(n * n, 0.0f)};
+  for (int64_t i = 0; i < n; ++i) g.values[i * n + i] = 1.0f;
+  return g;
+}
+
+HeatmapOptions book_options() {
+  HeatmapOptions opt;
+  opt.xlabel = "Keys";
+  opt.ylabel = "Queries";
+  return opt;
+}
+
+template <class E>
+std::function<bool(const E&)> says(std::vector<std::string> parts) {
+  return [parts](const E& e) {
+    const std::string what = e.what();
+    for (const auto& p : parts)
+      if (what.find(p) == std::string::npos) {
+        BOOST_TEST_MESSAGE("message '" << what << "' lacks '" << p << "'");
+        return false;
+      }
+    return true;
+  };
+}
+
+// Runs a command through the shell; returns exit status and stdout+stderr.
+std::pair<int, std::string> run(const std::string& cmd) {
+  std::FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  BOOST_REQUIRE(p != nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string heatmap_tool() {
+  const char* b = std::getenv("D2L_BUILD");
+  return std::string(b ? b : "build") + "/tools/heatmap";
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tools_figures)
+
+BOOST_AUTO_TEST_CASE(colormaps_match_matplotlib_anchors) {
+  BOOST_CHECK(colormap("Reds", 0) == rgb_hex("#fff5f0"));
+  BOOST_CHECK(colormap("Reds", 1) == rgb_hex("#67000d"));
+  BOOST_CHECK(colormap("Blues", 0) == rgb_hex("#f7fbff"));
+  BOOST_CHECK(colormap("Blues", 1) == rgb_hex("#08306b"));
+  // t = 0.5 -> entry 128 -> 128/255 * 8 = 4.016, just past anchor 4 (#fb6a4a) toward 5
+  // (#ef3b2c): r = 251 - 12 * 0.016 = 250.8, g = 106 - 47 * 0.016 = 105.3, b = 74 - 30 * 0.016 = 73.5.
+  const Rgb mid = colormap("Reds", 0.5f);
+  BOOST_CHECK_EQUAL(int(mid.r), 251);
+  BOOST_CHECK_EQUAL(int(mid.g), 105);
+  BOOST_CHECK_EQUAL(int(mid.b), 74);
+  BOOST_CHECK_EXCEPTION(colormap("viridis", 0.5f), std::invalid_argument,
+                        says<std::invalid_argument>({"[colormap]", "viridis", "Blues", "Reds"}));
+}
+
+BOOST_AUTO_TEST_CASE(ticks_follow_max_n_locator) {
+  // An imshow axis over 10 cells spans [-0.5, 9.5]; at the book's 2.5-inch size matplotlib
+  // shows 0 5 on x (3 bins) and 0 2 4 6 8 on y (5 bins).
+  BOOST_CHECK(max_n_locator(-0.5, 9.5, 3, true) == (std::vector<double>{0, 5}));
+  BOOST_CHECK(max_n_locator(-0.5, 9.5, 5, true) == (std::vector<double>{0, 2, 4, 6, 8}));
+  BOOST_CHECK(max_n_locator(-0.5, 2.5, 9, true) == (std::vector<double>{0, 1, 2}));  // integers only
+  const auto c = max_n_locator(0, 1, 4, false);                                      // 0.25 steps
+  BOOST_REQUIRE_EQUAL(c.size(), 5u);
+  BOOST_CHECK_CLOSE(c[1], 0.25, 1e-9);
+  BOOST_CHECK(tick_labels({0, 0.25, 0.5}) == (std::vector<std::string>{"0.00", "0.25", "0.50"}));
+  BOOST_CHECK(tick_labels({-1, 0, 1}) == (std::vector<std::string>{"\u22121", "0", "1"}));
+  BOOST_CHECK(tick_labels({0, 0.1 + 0.2}) == (std::vector<std::string>{"0.0", "0.3"}));
+}
+
+BOOST_AUTO_TEST_CASE(canvas_coverage_and_strokes) {
+  Canvas c(4, 2);
+  c.fill_rect({1.5f, 0, 2.5f, 1}, {0, 0, 0});  // half of pixels (1,0) and (2,0)
+  BOOST_CHECK_EQUAL(int(c.pixel(1, 0).r), 128);
+  BOOST_CHECK_EQUAL(int(c.pixel(2, 0).r), 128);
+  BOOST_CHECK_EQUAL(int(c.pixel(0, 0).r), 255);
+  BOOST_CHECK_EQUAL(int(c.pixel(1, 1).r), 255);
+  Mask m(0, 0, 10, 10);
+  stroke_segment(m, 0, 5, 10, 5, 2, Cap::kButt);  // covers rows 4 and 5 fully
+  BOOST_CHECK_CLOSE(m.at(5, 4), 1.0f, 1e-4);
+  BOOST_CHECK_CLOSE(m.at(5, 5), 1.0f, 1e-4);
+  BOOST_CHECK_SMALL(m.at(5, 3), 1e-6f);
+}
+
+BOOST_AUTO_TEST_CASE(image_size_is_figsize_times_dpi) {
+  show_heatmaps(eye_grid(10), book_options(), scratch()("eye.png"));
+  const Image im = load(scratch()("eye.png"));
+  BOOST_CHECK_EQUAL(im.width, 500);  // 2.5 in × 200 dpi
+  BOOST_CHECK_EQUAL(im.height, 500);
+  HeatmapOptions opt = book_options();
+  opt.figsize = {3, 2};
+  opt.dpi = 100;
+  show_heatmaps(eye_grid(10), opt, scratch()("small.png"));
+  const Image s = load(scratch()("small.png"));
+  BOOST_CHECK_EQUAL(s.width, 300);
+  BOOST_CHECK_EQUAL(s.height, 200);
+}
+
+BOOST_AUTO_TEST_CASE(eye_heatmap_cells_and_colorbar) {
+  const HeatmapGrid g = eye_grid(10);
+  const HeatmapOptions opt = book_options();
+  show_heatmaps(g, opt, scratch()("eye.png"));
+  const Image im = load(scratch()("eye.png"));
+  const HeatmapLayout L = heatmap_layout(g, opt);
+  BOOST_REQUIRE_EQUAL(L.axes.size(), 1u);
+  const Box& a = L.axes[0];
+  auto cell = [&](int i, int j) { return im.at(a.x0 + (j + 0.5f) * L.cell, a.y0 + (i + 0.5f) * L.cell); };
+  for (int i = 0; i < 10; ++i) CHECK_COLOR(cell(i, i), rgb_hex("#67000d"), 2);
+  CHECK_COLOR(cell(0, 5), rgb_hex("#fff5f0"), 2);
+  CHECK_COLOR(cell(7, 2), rgb_hex("#fff5f0"), 2);
+  BOOST_CHECK_EQUAL(L.vmin, 0.0f);
+  BOOST_CHECK_EQUAL(L.vmax, 1.0f);
+
+  // The colorbar darkens channel by channel from bottom (0) to top (1); Reds' anchors are
+  // non-increasing in r, g and b. Stay 3 pixels inside its frame.
+  const Box& cb = L.colorbar;
+  BOOST_REQUIRE(cb.height() > 20);
+  Rgb prev = im.at(cb.cx(), cb.y1 - 3);
+  CHECK_COLOR(prev, rgb_hex("#fff5f0"), 12);
+  int changes = 0;
+  for (float y = cb.y1 - 4; y >= cb.y0 + 3; y -= 1) {
+    const Rgb c = im.at(cb.cx(), y);
+    BOOST_CHECK_MESSAGE(c.r <= prev.r && c.g <= prev.g && c.b <= prev.b,
+                        "colorbar not monotonic at y " << y << ": " << hex_str(prev) << " then " << hex_str(c));
+    changes += !(c == prev);
+    prev = c;
+  }
+  CHECK_COLOR(prev, rgb_hex("#67000d"), 12);
+  BOOST_CHECK_GT(changes, 20);
+
+  // Text where the layout says: labels, tick numbers of the colorbar.
+  BOOST_CHECK_GT(dark_pixels(im, L.xlabels[0]), 30);
+  BOOST_CHECK_GT(dark_pixels(im, L.ylabels[0]), 30);
+  BOOST_CHECK_GT(dark_pixels(im, {cb.x1 + 2, cb.y0 - 20, static_cast<float>(im.width), cb.y1 + 20}), 30);
+  // ... and none there when the labels are left out.
+  HeatmapOptions bare = opt;
+  bare.xlabel.clear();
+  bare.ylabel.clear();
+  show_heatmaps(g, bare, scratch()("bare.png"));
+  const Image b = load(scratch()("bare.png"));
+  const HeatmapLayout LB = heatmap_layout(g, bare);
+  BOOST_CHECK(LB.xlabels[0].empty());
+  // Below the tick numbers (tick 3.5 pt + pad 3.5 pt + a 10 pt line + 1.5 pt, at 200 dpi):
+  // the x label's place in the first image, blank in the second.
+  auto below_ticks = [](const HeatmapLayout& l, const Image& i) {
+    const float skip = (3.5f + 3.5f + 10.0f + 1.5f) / 72 * 200;
+    return Box{l.axes[0].x0, l.axes[0].y1 + skip, l.axes[0].x1, static_cast<float>(i.height)};
+  };
+  BOOST_CHECK_GT(dark_pixels(im, below_ticks(L, im)), 30);
+  BOOST_CHECK_EQUAL(dark_pixels(b, below_ticks(LB, b)), 0);
+}
+
+BOOST_AUTO_TEST_CASE(grid_of_two_by_three_has_six_plot_areas) {
+  HeatmapGrid g{2, 3, 4, 5, {}};
+  for (int k = 0; k < 6; ++k)
+    for (int e = 0; e < 20; ++e) g.values.push_back(static_cast<float>(k + 1));  // matrix k is all k+1
+  HeatmapOptions opt = book_options();
+  opt.titles = {"Head 1", "Head 2", "Head 3"};
+  opt.figsize = {6, 3.5f};
+  show_heatmaps(g, opt, scratch()("grid.png"));
+  const Image im = load(scratch()("grid.png"));
+  const HeatmapLayout L = heatmap_layout(g, opt);
+  BOOST_REQUIRE_EQUAL(L.axes.size(), 6u);
+  BOOST_REQUIRE_EQUAL(L.titles.size(), 6u);
+  for (int k = 0; k < 6; ++k) {
+    CHECK_COLOR(im.at(L.axes[k].cx(), L.axes[k].cy()), colormap("Reds", k / 5.0f), 2);
+    BOOST_CHECK_GT(dark_pixels(im, L.titles[k]), 20);
+  }
+  // Along each row's middle, left of the colorbar: three separate non-white spans.
+  for (int r = 0; r < 2; ++r) {
+    int spans = 0;
+    bool inside = false;
+    // from just left of the first spine (past the y label and ticks)
+    for (int x = static_cast<int>(L.axes[r * 3].x0) - 4; x < static_cast<int>(L.colorbar.x0) - 2; ++x) {
+      const Rgb c = im.at(x, L.axes[r * 3].cy());
+      const bool ink = c.r < 250 || c.g < 250 || c.b < 250;
+      spans += ink && !inside;
+      inside = ink;
+    }
+    BOOST_CHECK_EQUAL(spans, 3);
+  }
+  // x labels under the bottom row only, y labels left of the first column only.
+  BOOST_CHECK_EQUAL(L.xlabels.size(), 3u);
+  BOOST_CHECK_EQUAL(L.ylabels.size(), 2u);
+  for (const Box& b : L.xlabels) BOOST_CHECK_GT(b.y0, L.axes[3].y1);
+  for (const Box& b : L.ylabels) BOOST_CHECK_LT(b.x1, L.axes[0].x0);
+}
+
+BOOST_AUTO_TEST_CASE(blues_nan_and_constant_matrices) {
+  HeatmapGrid g{1, 1, 2, 2, {0.0f, NAN, 2.0f, 4.0f}};
+  HeatmapOptions opt = book_options();
+  opt.cmap = "Blues";
+  show_heatmaps(g, opt, scratch()("nan.png"));
+  const Image im = load(scratch()("nan.png"));
+  const HeatmapLayout L = heatmap_layout(g, opt);
+  BOOST_CHECK_EQUAL(L.nonfinite, 1);
+  BOOST_CHECK_EQUAL(L.vmin, 0.0f);  // the scale ignores NaN
+  BOOST_CHECK_EQUAL(L.vmax, 4.0f);
+  const Box& a = L.axes[0];
+  CHECK_COLOR(im.at(a.x0 + 1.5f * L.cell, a.y0 + 0.5f * L.cell), kNonFiniteColor, 0);
+  CHECK_COLOR(im.at(a.x0 + 0.5f * L.cell, a.y0 + 0.5f * L.cell), rgb_hex("#f7fbff"), 2);
+  CHECK_COLOR(im.at(a.x0 + 1.5f * L.cell, a.y0 + 1.5f * L.cell), rgb_hex("#08306b"), 2);
+  CHECK_COLOR(im.at(a.x0 + 0.5f * L.cell, a.y0 + 1.5f * L.cell), colormap("Blues", 0.5f), 2);
+
+  // A constant matrix: scale 0.3 ± 0.03, cells mid-scale, no division by zero.
+  HeatmapGrid k{1, 1, 3, 3, std::vector<float>(9, 0.3f)};
+  show_heatmaps(k, book_options(), scratch()("const.png"));
+  const HeatmapLayout LK = heatmap_layout(k, book_options());
+  BOOST_CHECK_CLOSE(LK.vmin, 0.27f, 1e-3);
+  BOOST_CHECK_CLOSE(LK.vmax, 0.33f, 1e-3);
+  const Image ik = load(scratch()("const.png"));
+  CHECK_COLOR(ik.at(LK.axes[0].cx(), LK.axes[0].cy()), colormap("Reds", 0.5f), 2);
+}
+
+BOOST_AUTO_TEST_CASE(word_tick_labels_and_builtin_font) {
+  HeatmapGrid g{1, 1, 2, 3, {0.1f, 0.7f, 0.2f, 0.5f, 0.2f, 0.3f}};
+  HeatmapOptions opt;
+  opt.xticklabels = {"a", "dog", "runs"};
+  opt.yticklabels = {"dogs", "run"};
+  opt.tick_fontsize = 8;
+  for (bool builtin : {false, true}) {
+    if (builtin) BOOST_CHECK(!set_font(""));
+    else set_font(kDefaultFontPath());
+    show_heatmaps(g, opt, scratch()("words.png"));
+    const Image im = load(scratch()("words.png"));
+    const HeatmapLayout L = heatmap_layout(g, opt);
+    const Box& a = L.axes[0];
+    // Turned words hang below the x axis, horizontal ones left of the y axis.
+    BOOST_CHECK_GT(dark_pixels(im, {a.x0, a.y1 + 4, a.x1, static_cast<float>(im.height)}), 30);
+    BOOST_CHECK_GT(dark_pixels(im, {0, a.y0, a.x0 - 4, a.y1}), 30);
+    BOOST_CHECK_GT(measure_text("runs", 20).width, measure_text("a", 20).width);
+  }
+  BOOST_CHECK_EQUAL(set_font(kDefaultFontPath()), fs::exists(kDefaultFontPath()));
+  opt.xticklabels = {"a", "dog"};
+  BOOST_CHECK_EXCEPTION(heatmap_layout(g, opt), std::invalid_argument,
+                        says<std::invalid_argument>({"[show_heatmaps]", "2 x tick labels", "(1, 1, 2, 3)"}));
+}
+
+BOOST_AUTO_TEST_CASE(heatmap_errors) {
+  const auto pred = [](std::vector<std::string> p) { return says<std::invalid_argument>(std::move(p)); };
+  BOOST_CHECK_EXCEPTION(heatmap_layout({1, 1, 0, 3, {}}, book_options()), std::invalid_argument,
+                        pred({"[show_heatmaps]", "empty", "(1, 1, 0, 3)"}));
+  BOOST_CHECK_EXCEPTION(heatmap_layout({1, 1, 2, 2, {1, 2, 3}}, book_options()), std::invalid_argument,
+                        pred({"[show_heatmaps]", "needs 4 values, got 3"}));
+  HeatmapOptions opt = book_options();
+  opt.titles = {"Head 1"};
+  BOOST_CHECK_EXCEPTION(heatmap_layout({1, 2, 2, 2, std::vector<float>(8, 0)}, opt), std::invalid_argument,
+                        pred({"1 titles for 2 columns"}));
+  opt = book_options();
+  opt.figsize = {0, 2};
+  BOOST_CHECK_EXCEPTION(heatmap_layout(eye_grid(3), opt), std::invalid_argument, pred({"figsize", "(0, 2)"}));
+  opt = book_options();
+  opt.figsize = {0.3f, 0.3f};
+  BOOST_CHECK_EXCEPTION(heatmap_layout(eye_grid(3), opt), std::invalid_argument, pred({"too small"}));
+  opt = book_options();
+  opt.cmap = "reds";
+  BOOST_CHECK_EXCEPTION(heatmap_layout(eye_grid(3), opt), std::invalid_argument, pred({"unknown colormap 'reds'"}));
+
+  // Unwritable paths: a file used as a directory, and a directory as the target. The
+  // second reaches the rename, which must clean up its temporary file.
+  write_file(scratch()("plain_file"), "x");
+  const std::string bad = scratch()("plain_file/eye.png");
+  BOOST_CHECK_EXCEPTION(show_heatmaps(eye_grid(3), book_options(), bad), std::runtime_error,
+                        says<std::runtime_error>({"[show_heatmaps]", "cannot write", bad}));
+  fs::create_directories(scratch()("a_dir"));
+  BOOST_CHECK_EXCEPTION(show_heatmaps(eye_grid(3), book_options(), scratch()("a_dir")), std::runtime_error,
+                        says<std::runtime_error>({"cannot write", "a_dir"}));
+  for (const auto& e : fs::directory_iterator(scratch().dir))
+    BOOST_CHECK_MESSAGE(e.path().string().find(".tmp.") == std::string::npos, "left behind " << e.path());
+  BOOST_CHECK(fs::is_directory(scratch()("a_dir")));
+}
+
+BOOST_AUTO_TEST_CASE(tensor_overload) {
+  std::vector<float> v(2 * 10 * 10, 0.0f);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 10; ++i) v[h * 100 + i * 10 + i] = 1.0f;
+  const Tensor t = tensor(v, {1, 2, 10, 10});
+  show_heatmaps(t, "Keys", "Queries", {"Head 1", "Head 2"}, {5, 2.5f}, "Reds", scratch()("tensor.png"));
+  const Image im = load(scratch()("tensor.png"));
+  BOOST_CHECK_EQUAL(im.width, 1000);
+  const HeatmapGrid g = heatmap_grid(t);
+  BOOST_CHECK_EQUAL(g.cols, 2);
+  HeatmapOptions opt = book_options();
+  opt.titles = {"Head 1", "Head 2"};
+  opt.figsize = {5, 2.5f};
+  const HeatmapLayout L = heatmap_layout(g, opt);
+  CHECK_COLOR(im.at(L.axes[1].x0 + 3.5f * L.cell, L.axes[1].y0 + 3.5f * L.cell), rgb_hex("#67000d"), 2);
+  BOOST_CHECK_EXCEPTION(heatmap_grid(tensor(std::vector<float>(4, 0), {2, 2})), std::invalid_argument,
+                        says<std::invalid_argument>({"[show_heatmaps]", "4-D", "(2, 2)"}));
+}
+
+BOOST_AUTO_TEST_CASE(plot_draws_each_series_in_its_colour) {
+  // y = 1 solid (C0), y = 2 dashed magenta, one scatter point (C1, the cycle's next colour).
+  const std::vector<float> X{0, 1, 2, 3, 4};
+  PlotOptions opt;
+  opt.xlim = {{0, 4}};
+  opt.ylim = {{0, 4}};
+  std::vector<Series> s = make_series(X, {{1, 1, 1, 1, 1}, {2, 2, 2, 2, 2}}, opt);
+  const PlotLayout L0 = plot_layout(s, opt);
+  Series pt;
+  pt.x = {static_cast<float>(0.5 * (L0.xticks[1] + L0.xticks[2]))};  // between grid lines
+  pt.y = {static_cast<float>(0.5 * (L0.yticks[2] + L0.yticks[3]))};
+  pt.fmt = "o";
+  s.push_back(pt);
+  plot(s, opt, scratch()("plot.png"));
+  const Image im = load(scratch()("plot.png"));
+  const PlotLayout L = plot_layout(s, opt);
+  BOOST_CHECK_EQUAL(im.width, 700);  // (3.5, 2.5) in at 200 dpi
+  BOOST_CHECK_EQUAL(im.height, 500);
+  BOOST_REQUIRE_EQUAL(L.colors.size(), 3u);
+  BOOST_CHECK(L.colors[0] == rgb_hex("#1f77b4"));
+  BOOST_CHECK(L.colors[1] == rgb_hex("#bf00bf"));  // 'm' does not advance the cycle ...
+  BOOST_CHECK(L.colors[2] == rgb_hex("#ff7f0e"));  // ... so the scatter gets C1
+  CHECK_COLOR(im.at(L.px(0.7f), L.py(1)), rgb_hex("#1f77b4"), 0);
+  int on = 0, off = 0;  // the dashed line: magenta dashes with gaps between
+  for (float x = L.axes.x0 + 20; x < L.axes.x1 - 20; x += 1) {
+    const Rgb c = im.at(x, L.py(2));
+    on += near(c, rgb_hex("#bf00bf"), 0);
+    off += c.g > 100;
+  }
+  BOOST_CHECK_GT(on, 50);
+  BOOST_CHECK_GT(off, 10);
+  // alpha 0.5 over white: (255 + 255) / 2, (127 + 255) / 2, (14 + 255) / 2
+  CHECK_COLOR(im.at(L.px(pt.x[0]), L.py(pt.y[0])), (Rgb{255, 191, 135}), 2);
+  BOOST_CHECK(L.legend.empty());
+}
+
+BOOST_AUTO_TEST_CASE(plot_legend_labels_and_errors) {
+  PlotOptions opt;
+  opt.xlabel = "epoch";
+  opt.ylabel = "loss";
+  opt.legend = {"train", "test"};
+  const std::vector<std::vector<float>> Y{{3, 2, 1.5f, 1.2f}, {3.2f, 2.4f, 2, 1.9f}};
+  plot({1, 2, 3, 4}, Y, opt, scratch()("legend.png"));
+  const Image im = load(scratch()("legend.png"));
+  const PlotLayout L = plot_layout(make_series({1, 2, 3, 4}, Y, opt), opt);
+  BOOST_REQUIRE(!L.legend.empty());
+  BOOST_CHECK_GT(dark_pixels(im, L.legend), 30);    // the names
+  BOOST_CHECK_GT(dark_pixels(im, L.xlabel), 20);
+  BOOST_CHECK_GT(dark_pixels(im, L.ylabel), 20);
+  int handle = 0;  // the first entry's line sample in C0
+  for (float y = L.legend.y0; y < L.legend.cy(); ++y)
+    for (float x = L.legend.x0; x < L.legend.cx(); ++x) handle += near(im.at(x, y), rgb_hex("#1f77b4"), 0);
+  BOOST_CHECK_GT(handle, 20);
+
+  const auto pred = [](std::vector<std::string> p) { return says<std::invalid_argument>(std::move(p)); };
+  PlotOptions bad;
+  bad.fmts = {"q-"};
+  BOOST_CHECK_EXCEPTION(plot({}, {{1, 2}}, bad, scratch()("x.png")), std::invalid_argument,
+                        pred({"[plot]", "bad format 'q-'"}));
+  BOOST_CHECK_EXCEPTION(make_series({1, 2, 3}, {{1, 2}}, PlotOptions{}), std::invalid_argument,
+                        pred({"[plot]", "X has 3 values but Y[0] has 2"}));
+  bad = PlotOptions{};
+  bad.xlim = {{2, 1}};
+  BOOST_CHECK_EXCEPTION(plot_layout(make_series({}, {{1, 2}}, bad), bad), std::invalid_argument,
+                        pred({"xlim", "(2, 1)"}));
+  bad = PlotOptions{};
+  bad.legend = {"a", "b"};
+  BOOST_CHECK_EXCEPTION(make_series({}, {{1, 2}}, bad), std::invalid_argument, pred({"legend has 2 labels for 1"}));
+}
+
+BOOST_AUTO_TEST_CASE(animator_prints_a_tenth_of_the_run_and_writes_the_curve) {
+  std::FILE* out = std::tmpfile();
+  BOOST_REQUIRE(out);
+  {
+    Animator animator("epoch", {"loss"}, {1, 100}, 100, scratch()("loss.png"));
+    animator.set_output(out, false);
+    for (int epoch = 1; epoch <= 100; ++epoch) animator.add(static_cast<float>(epoch), {1.0f / epoch}, "12.5 tokens/sec");
+    BOOST_CHECK_EQUAL(animator.last_line().rfind("epoch 100/100, loss 0.010, 12.5 tokens/sec, ", 0), 0u);
+    BOOST_CHECK_EQUAL(animator.finish(), scratch()("loss.png"));
+    BOOST_CHECK_EXCEPTION(animator.add(101, {0.0f}), std::invalid_argument,
+                          says<std::invalid_argument>({"[Animator::add]", "after finish"}));
+  }
+  std::rewind(out);
+  std::vector<std::string> lines;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, out)) lines.push_back(buf);
+  std::fclose(out);
+  // epoch 1 (the first), then 10, 20, ..., 100: 11 progress lines, then "saved ...".
+  BOOST_REQUIRE_EQUAL(lines.size(), 12u);
+  BOOST_CHECK_EQUAL(lines[0].rfind("epoch 1/100, loss 1.000", 0), 0u);
+  BOOST_CHECK_EQUAL(lines[1].rfind("epoch 10/100, loss 0.100", 0), 0u);
+  BOOST_CHECK(lines[10].find("elapsed") != std::string::npos);
+  BOOST_CHECK_EQUAL(lines[11], "saved " + scratch()("loss.png") + "\n");
+  const Image im = load(scratch()("loss.png"));
+  BOOST_CHECK_EQUAL(im.width, 700);
+}
+
+BOOST_AUTO_TEST_CASE(animator_prints_several_adds_at_one_x_once) {
+  std::FILE* out = std::tmpfile();
+  BOOST_REQUIRE(out);
+  Animator animator("epoch", {"loss", "acc"}, {1, 2}, 2, scratch()("once.png"));
+  animator.set_output(out, false);
+  animator.add(1, {0.5f, NAN});   // batch metrics ...
+  animator.add(1, {0.4f, 0.7f});  // ... then the epoch's test metric at the same x
+  animator.add(2, {0.3f, 0.8f});
+  animator.finish();
+  std::rewind(out);
+  std::vector<std::string> lines;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, out)) lines.push_back(buf);
+  std::fclose(out);
+  BOOST_REQUIRE_EQUAL(lines.size(), 3u);
+  BOOST_CHECK_EQUAL(lines[0].rfind("epoch 1/2, loss 0.400, acc 0.700, ", 0), 0u);
+  BOOST_CHECK_EQUAL(lines[1].rfind("epoch 2/2, loss 0.300, acc 0.800, ", 0), 0u);
+}
+
+BOOST_AUTO_TEST_CASE(animator_terminal_line_and_missing_values) {
+  std::FILE* out = std::tmpfile();
+  BOOST_REQUIRE(out);
+  Animator animator("epoch", {"train loss", "test acc"}, {0, 2}, 2, scratch()("acc.png"));
+  animator.set_output(out, true);
+  animator.add(0.5f, {0.9f, NAN});  // test acc only at epoch ends, like the book's None
+  animator.add(1.0f, {0.7f, 0.6f});
+  animator.add(2.0f, {0.5f, 0.8f});
+  BOOST_CHECK_EQUAL(animator.series()[0].x.size(), 3u);
+  BOOST_CHECK_EQUAL(animator.series()[1].x.size(), 2u);
+  BOOST_CHECK_EXCEPTION(animator.add(2.0f, {0.5f}), std::invalid_argument,
+                        says<std::invalid_argument>({"got 1 values for 2 series"}));
+  animator.finish();
+  std::rewind(out);
+  std::string all;
+  for (int ch; (ch = std::fgetc(out)) != EOF;) all += static_cast<char>(ch);
+  std::fclose(out);
+  BOOST_CHECK(all.find("\repoch 2/2, train loss 0.500, test acc 0.800") != std::string::npos);
+  BOOST_CHECK(all.find("\nsaved ") != std::string::npos);  // the \r line was ended first
+}
+
+BOOST_AUTO_TEST_CASE(heatmap_tool_success_and_errors) {
+  const std::string tool = heatmap_tool();
+  BOOST_REQUIRE_MESSAGE(fs::exists(tool), tool << " is missing: run make (D2L_BUILD names the build dir)");
+  write_file(scratch()("two.txt"), "# two matrices\n1 0 0\n0 1 0\n\n0.5, 0.5, 0.5\n0.5, 0.5, 0.5\n");
+  auto [rc, out] = run(tool + " --xlabel Keys --ylabel Queries --title A --title B --out " + scratch()("two.png") +
+                       " " + scratch()("two.txt"));
+  BOOST_CHECK_EQUAL(rc, 0);
+  BOOST_CHECK(out.find("1 x 2 grid of 2 x 3 matrices") != std::string::npos);
+  const Image im = load(scratch()("two.png"));
+  BOOST_CHECK_EQUAL(im.width, 500);
+  HeatmapOptions opt = book_options();
+  opt.titles = {"A", "B"};
+  const HeatmapLayout L = heatmap_layout({1, 2, 2, 3, {1, 0, 0, 0, 1, 0, .5f, .5f, .5f, .5f, .5f, .5f}}, opt);
+  CHECK_COLOR(im.at(L.axes[0].x0 + 0.5f * L.cell, L.axes[0].y0 + 0.5f * L.cell), rgb_hex("#67000d"), 2);
+  CHECK_COLOR(im.at(L.axes[1].cx(), L.axes[1].cy()), colormap("Reds", 0.5f), 2);
+
+  // A printed tensor (k, h, w) on stdin, with PyTorch's grad_fn suffix.
+  std::tie(rc, out) = run("printf 'tensor([[[0.1, 0.9]],\\n\\n        [[0.4, 0.6]]], grad_fn=<X>)' | " + tool +
+                          " --out " + scratch()("t.png") + " -");
+  BOOST_CHECK_EQUAL(rc, 0);
+  BOOST_CHECK(out.find("1 x 2 grid of 1 x 2 matrices") != std::string::npos);
+
+  write_file(scratch()("ragged.txt"), "1 2 3\n4 5\n");
+  std::tie(rc, out) = run(tool + " --out " + scratch()("r.png") + " " + scratch()("ragged.txt"));
+  BOOST_CHECK_EQUAL(rc, 1);
+  BOOST_CHECK_MESSAGE(out.find("error: " + scratch()("ragged.txt") + ":2: row has 2 values, expected 3") !=
+                          std::string::npos, out);
+  BOOST_CHECK(!fs::exists(scratch()("r.png")));
+
+  std::tie(rc, out) = run("printf '\\n  \\n' | " + tool + " -");
+  BOOST_CHECK_EQUAL(rc, 1);
+  BOOST_CHECK_MESSAGE(out.find("error: <stdin>: empty input") != std::string::npos, out);
+
+  std::tie(rc, out) = run("printf '1 nan\\n0 1\\n' | " + tool + " --out " + scratch()("n.png") + " -");
+  BOOST_CHECK_EQUAL(rc, 0);
+  BOOST_CHECK_MESSAGE(out.find("warning: [show_heatmaps] 1 NaN/inf value(s)") != std::string::npos, out);
+
+  std::tie(rc, out) = run("printf '1 0\\n0 1\\n' | " + tool + " --out " + scratch()("plain_file/x.png") + " -");
+  BOOST_CHECK_EQUAL(rc, 1);
+  BOOST_CHECK_MESSAGE(out.find("cannot write '" + scratch()("plain_file/x.png") + "'") != std::string::npos, out);
+
+  std::tie(rc, out) = run(tool);
+  BOOST_CHECK_EQUAL(rc, 2);
+  BOOST_CHECK(out.find("error: no input file") != std::string::npos && out.find("usage: heatmap") != std::string::npos);
+  std::tie(rc, out) = run(tool + " --colour red -");
+  BOOST_CHECK_EQUAL(rc, 2);
+  BOOST_CHECK(out.find("unknown option --colour") != std::string::npos);
+  std::tie(rc, out) = run(tool + " --missing-file-here " + scratch()("nope.txt"));
+  BOOST_CHECK_EQUAL(rc, 2);
+  std::tie(rc, out) = run(tool + " " + scratch()("nope.txt"));
+  BOOST_CHECK_EQUAL(rc, 1);
+  BOOST_CHECK(out.find("cannot open '" + scratch()("nope.txt") + "'") != std::string::npos);
+  std::tie(rc, out) = run(tool + " --help");
+  BOOST_CHECK_EQUAL(rc, 0);
+  BOOST_CHECK(out.find("--xlabel") != std::string::npos);
+}
+
+// The figures tools/README.md shows, written to $D2L_BUILD/figures/ (build/figures/ by
+// default) so a reader can look at them after `make test`.
+BOOST_AUTO_TEST_CASE(writes_example_figures) {
+  const char* b = std::getenv("D2L_BUILD");
+  const fs::path dir = fs::path(b ? b : "build") / "figures";
+  // 10.1: eye(10), the book's first heatmap.
+  show_heatmaps(eye_grid(10), book_options(), (dir / "eye10.png").string());
+  // 10.5: 2 x 4 heads with titles.
+  HeatmapGrid heads{2, 4, 10, 10, {}};
+  for (int k = 0; k < 800; ++k) heads.values.push_back(static_cast<float>((k * 37) % 101) / 101.0f);
+  HeatmapOptions hopt = book_options();
+  hopt.titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
+  hopt.figsize = {7, 3.5f};
+  show_heatmaps(heads, hopt, (dir / "heads_2x4.png").string());
+  // 10.6: the positional encoding P (60 positions, 32 dimensions) in Blues.
+  HeatmapGrid P{1, 1, 60, 32, {}};
+  std::vector<std::vector<float>> cols(4);
+  for (int i = 0; i < 60; ++i)
+    for (int j = 0; j < 32; ++j) {
+      const float w = std::pow(10000.0f, -static_cast<float>(j / 2 * 2) / 32);
+      P.values.push_back(j % 2 ? std::cos(i * w) : std::sin(i * w));
+      if (j >= 6 && j < 10) cols[j - 6].push_back(P.values.back());
+    }
+  HeatmapOptions popt;
+  popt.xlabel = "Column (encoding dimension)";
+  popt.ylabel = "Row (position)";
+  popt.figsize = {3.5f, 4};
+  popt.cmap = "Blues";
+  show_heatmaps(P, popt, (dir / "positional_encoding.png").string());
+  PlotOptions cols_opt;
+  cols_opt.xlabel = "Row (position)";
+  cols_opt.figsize = {6, 2.5f};
+  cols_opt.legend = {"Col 6", "Col 7", "Col 8", "Col 9"};
+  plot({}, cols, cols_opt, (dir / "positional_encoding_cols.png").string());
+  // 10.2: Nadaraya-Watson's figure: truth and a flat prediction over x_test, the training
+  // points (a fixed, RNG-free jitter of the truth) as a scatter.
+  auto f = [](float x) { return 2 * std::sin(x) + std::pow(x, 0.8f); };
+  Series truth, pred, train;
+  truth.label = "Truth";
+  pred.label = "Pred";
+  pred.fmt = "m--";
+  train.fmt = "o";
+  for (int i = 0; i < 50; ++i) {
+    truth.x.push_back(0.1f * i), truth.y.push_back(f(0.1f * i));
+    pred.x.push_back(0.1f * i), pred.y.push_back(2.2f);
+    const float x = 5.0f * std::fmod(0.618034f * (i + 1), 1.0f);
+    train.x.push_back(x), train.y.push_back(f(x) + 0.5f * std::sin(37.0f * i));
+  }
+  PlotOptions nopt;
+  nopt.xlabel = "x";
+  nopt.ylabel = "y";
+  nopt.xlim = {{0, 5}};
+  nopt.ylim = {{-1, 5}};
+  plot({truth, pred, train}, nopt, (dir / "nadaraya_watson.png").string());
+  for (const char* name : {"eye10.png", "heads_2x4.png", "positional_encoding.png", "positional_encoding_cols.png",
+                           "nadaraya_watson.png"}) {
+    const Image im = load((dir / name).string());
+    BOOST_CHECK_GT(im.width, 400);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
