@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace d2l {
 
@@ -43,6 +44,20 @@ class Buffer {
  private:
   float* ptr_ = nullptr;
   size_t n_ = 0;
+};
+
+// The data of a tensor, shared between a tensor and its reshaped copies (reshape,
+// unsqueeze and squeeze change only the shape, so they reuse the storage instead of
+// copying it, as PyTorch's views do). Writing through one handle shows in the others.
+class Storage {
+ public:
+  Storage() = default;
+  explicit Storage(size_t n) : buf_(std::make_shared<Buffer>(n)) {}
+  float* get() const { return buf_ ? buf_->get() : nullptr; }
+  explicit operator bool() const { return buf_ && buf_->get(); }
+
+ private:
+  std::shared_ptr<Buffer> buf_;
 };
 
 }  // namespace d2l

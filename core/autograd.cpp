@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -135,13 +134,9 @@ Tensor OpCall::finish(Tensor y) { return finish(std::move(y), nullptr); }
 
 // --- the backward engine ---------------------------------------------------------------------
 
-// A node an op made with requires_grad whose closure is gone was freed by an earlier
-// backward() (below). Its inputs are unlinked too, so "no inputs" does not tell it apart from
-// a leaf: only the op name does ("leaf" for tensors no op produced).
-static bool freed(const Node& n) { return n.requires_grad && !n.backward_fn && std::strcmp(n.op, "leaf") != 0; }
-
 void run_backward(const NodePtr& root) {
-  check(!freed(*root), "backward", "the graph behind this tensor (made by '", root->op, "', shape ", root->shape,
+  // A freed node has no inputs left, like a leaf, so only its flag tells the two apart.
+  check(!root->freed, "backward", "the graph behind this tensor (made by '", root->op, "', shape ", root->shape,
         ") was already freed by an earlier backward()");
   // Topological order by an iterative depth-first search (no recursion: a 250-epoch RNN
   // graph can be thousands of nodes deep). order ends up with every node after its inputs.
@@ -156,7 +151,7 @@ void run_backward(const NodePtr& root) {
     if (next < node->inputs.size()) {
       const NodePtr& in = node->inputs[next++];
       // A freed input would silently stop the gradient there (its own inputs are unlinked).
-      if (in && freed(*in))
+      if (in && in->freed)
         fail("backward", "input ", in->shape, " of '", node->op, "' (made by '", in->op,
              "') was freed by an earlier backward() through it");
       if (in && in->requires_grad && in->backward_fn && seen.insert(in.get()).second) stack.push_back({in, 0});
@@ -188,6 +183,7 @@ void run_backward(const NodePtr& root) {
     n->backward_fn = nullptr;
     n->inputs.clear();
     n->grad.reset();
+    n->freed = true;
   }
 }
 

@@ -121,7 +121,7 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels) {
     for (int64_t c = 0; c < C; ++c) m = std::max(m, z[r * C + c]);
     for (int64_t c = 0; c < C; ++c) s += (prob[r * C + c] = std::exp(z[r * C + c] - m));
     for (int64_t c = 0; c < C; ++c) prob[r * C + c] /= s;
-    loss.data()[r] = m + std::log(s) - z[r * C + label[r]];
+    loss.data()[r] = (m - z[r * C + label[r]]) + std::log(s);  // not m + log s − z: see log_softmax
   }
   return op.finish(loss, [R, C, label = std::move(label), prob = std::move(prob)](Node& y) {
     float* dz = y.input_grad(0);

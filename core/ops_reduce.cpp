@@ -35,7 +35,7 @@ Shape reduced_shape(const Shape& s, int64_t d, bool keepdim) {
 // sum (scale 1) and mean (scale 1/n) share this: y = scale * Σ_j x[o, j, i].
 Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const char* name) {
   OpCall op(name, {x});
-  const int64_t d = normalize_dim(dim, x.ndim(), name);
+  const int64_t d = normalize_dim(dim, x.shape(), name);
   const Split p = split_at(x.shape(), d);
   const float scale = average ? 1.0f / static_cast<float>(p.n) : 1.0f;
   Tensor y = zeros(reduced_shape(x.shape(), d, keepdim));
@@ -90,7 +90,7 @@ Tensor mean(const Tensor& x) {
 
 Tensor max(const Tensor& x, int64_t dim, bool keepdim) {
   OpCall op("max", {x});
-  const int64_t d = normalize_dim(dim, x.ndim(), "max");
+  const int64_t d = normalize_dim(dim, x.shape(), "max");
   check(x.shape()[d] > 0, "max", "cannot reduce an empty dim ", d, " of shape ", x.shape());
   const Split p = split_at(x.shape(), d);
   Tensor y = empty(reduced_shape(x.shape(), d, keepdim));
@@ -116,7 +116,7 @@ Tensor max(const Tensor& x) {
 
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
   OpCall op("argmax", {x});
-  const int64_t d = normalize_dim(dim, x.ndim(), "argmax");
+  const int64_t d = normalize_dim(dim, x.shape(), "argmax");
   check(x.shape()[d] > 0, "argmax", "cannot reduce an empty dim ", d, " of shape ", x.shape());
   const Split p = split_at(x.shape(), d);
   Tensor y = empty(reduced_shape(x.shape(), d, keepdim));

@@ -16,12 +16,15 @@ int64_t prod(const Shape& s, size_t from, size_t to) {
   return p;
 }
 
-// Same elements, new shape (reshape, unsqueeze, squeeze): a copy forward, dx += g back.
+// Same elements, new shape (reshape, unsqueeze, squeeze): the output shares the input's
+// storage (no copy); backward passes the gradient through unchanged, dx += g.
 Tensor reshaped(const Tensor& x, const Shape& shape, const char* name) {
   OpCall op(name, {x});
-  Tensor y = empty(shape);
-  if (x.numel()) std::memcpy(y.data(), x.data(), sizeof(float) * x.numel());
-  return op.finish(y, [](Node& y) {
+  auto n = std::make_shared<Node>();
+  n->shape = shape;
+  n->numel = x.numel();
+  n->data = x.node()->data;
+  return op.finish(Tensor(std::move(n)), [](Node& y) {
     if (float* dx = y.input_grad(0))
       for (int64_t i = 0; i < y.numel; ++i) dx[i] += y.grad.get()[i];
   });
@@ -57,22 +60,44 @@ Tensor reshape(const Tensor& x, Shape shape) {
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
-  const int64_t d = normalize_dim(dim, x.ndim() + 1, "unsqueeze");
+  const int64_t d = normalize_dim(dim, x.shape(), "unsqueeze", 1);
   Shape s = x.shape();
   s.insert(s.begin() + d, 1);
   return reshaped(x, s, "unsqueeze");
 }
 
 Tensor squeeze(const Tensor& x, int64_t dim) {
-  const int64_t d = normalize_dim(dim, x.ndim(), "squeeze");
+  const int64_t d = normalize_dim(dim, x.shape(), "squeeze");
   check(x.shape()[d] == 1, "squeeze", "dim ", dim, " has size ", x.shape()[d], " (not 1) in shape ", x.shape());
   Shape s = x.shape();
   s.erase(s.begin() + d);
   return reshaped(x, s, "squeeze");
 }
 
-// y[i_0, ..., i_{n-1}] = x[index with i_k in position dims[k]]. Walk y in order; the input
-// offset advances by the input stride of the dim each output dim came from.
+// y[i_0, ..., i_{n-1}] = x[index with i_k in position dims[k]]. The trailing dims that
+// stay in place (the book's transpose_qkv permutes (0, 2, 1, 3): the last one stays) form
+// contiguous runs of `run` floats, so the walk visits whole runs: an odometer over the
+// outer output dims gives each run's source offset.
+namespace {
+template <class F>
+void for_each_permuted_run(const Shape& out, const std::vector<int64_t>& src_stride, size_t outer_dims, F f) {
+  int64_t count = 1;
+  for (size_t d = 0; d < outer_dims; ++d) count *= out[d];
+  std::vector<int64_t> idx(outer_dims, 0);
+  int64_t src = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    f(i, src);
+    for (size_t d = outer_dims; d-- > 0;) {
+      ++idx[d];
+      src += src_stride[d];
+      if (idx[d] < out[d]) break;
+      src -= src_stride[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+}  // namespace
+
 Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   OpCall op("permute", {x});
   const size_t nd = x.shape().size();
@@ -82,40 +107,37 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   std::vector<bool> used(nd, false);
   for (size_t i = nd; i-- > 0;) in_stride[i] = prod(x.shape(), i + 1, nd);
   for (size_t i = 0; i < nd; ++i) {
-    const int64_t d = normalize_dim(dims[i], static_cast<int64_t>(nd), "permute");
+    const int64_t d = normalize_dim(dims[i], x.shape(), "permute");
     check(!used[d], "permute", "dim ", d, " repeated in the permutation for shape ", x.shape());
     used[d] = true;
     out[i] = x.shape()[d];
     src_stride[i] = in_stride[d];
   }
+  size_t outer_dims = nd;  // dims before the in-place tail
+  while (outer_dims > 0 && normalize_dim(dims[outer_dims - 1], x.shape(), "permute") == static_cast<int64_t>(outer_dims - 1))
+    --outer_dims;
+  const int64_t run = prod(out, outer_dims, nd);
   Tensor y = empty(out);
-  // offsets[i] = where y's flat element i comes from in x; kept for the backward.
-  std::vector<int64_t> offsets(static_cast<size_t>(y.numel()));
-  std::vector<int64_t> idx(nd, 0);
-  int64_t src = 0;
-  for (int64_t i = 0; i < y.numel(); ++i) {
-    offsets[i] = src;
-    for (size_t d = nd; d-- > 0;) {
-      ++idx[d];
-      src += src_stride[d];
-      if (idx[d] < out[d]) break;
-      src -= src_stride[d] * out[d];
-      idx[d] = 0;
-    }
-  }
   const float* px = x.data();
   float* py = y.data();
-  for (int64_t i = 0; i < y.numel(); ++i) py[i] = px[offsets[i]];
-  return op.finish(y, [offsets = std::move(offsets)](Node& y) {
-    if (float* dx = y.input_grad(0))
-      for (int64_t i = 0; i < y.numel; ++i) dx[offsets[i]] += y.grad.get()[i];
+  if (y.numel() > 0)
+    for_each_permuted_run(out, src_stride, outer_dims,
+                          [&](int64_t i, int64_t src) { std::memcpy(py + i * run, px + src, sizeof(float) * run); });
+  // Backward: the same walk, adding each output run back where it came from.
+  return op.finish(y, [out, src_stride, outer_dims, run](Node& y) {
+    float* dx = y.input_grad(0);
+    if (!dx || y.numel == 0) return;
+    const float* g = y.grad.get();
+    for_each_permuted_run(out, src_stride, outer_dims, [&](int64_t i, int64_t src) {
+      for (int64_t j = 0; j < run; ++j) dx[src + j] += g[i * run + j];
+    });
   });
 }
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   std::vector<int64_t> dims(x.shape().size());
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i);
-  std::swap(dims[normalize_dim(dim0, x.ndim(), "transpose")], dims[normalize_dim(dim1, x.ndim(), "transpose")]);
+  std::swap(dims[normalize_dim(dim0, x.shape(), "transpose")], dims[normalize_dim(dim1, x.shape(), "transpose")]);
   return permute(x, dims);
 }
 
@@ -125,7 +147,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
   OpCall op("concat", xs);
   check(!xs.empty(), "concat", "needs at least one tensor");
   const Shape& s0 = xs[0].shape();
-  const int64_t d = normalize_dim(dim, static_cast<int64_t>(s0.size()), "concat");
+  const int64_t d = normalize_dim(dim, s0, "concat");
   Shape out = s0;
   out[d] = 0;
   std::vector<int64_t> width;  // n_k * inner for each input
@@ -153,7 +175,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
   check(!xs.empty(), "stack", "needs at least one tensor");
-  const int64_t d = normalize_dim(dim, xs[0].ndim() + 1, "stack");
+  const int64_t d = normalize_dim(dim, xs[0].shape(), "stack", 1);
   for (const Tensor& x : xs) check(x.shape() == xs[0].shape(), "stack", "shapes differ: ", xs[0].shape(), " vs ", x.shape());
   std::vector<Tensor> parts;
   for (const Tensor& x : xs) parts.push_back(unsqueeze(x, d));
@@ -164,7 +186,7 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
 // bounds past the ends are clamped.
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
   OpCall op("slice", {x});
-  const int64_t d = normalize_dim(dim, x.ndim(), "slice");
+  const int64_t d = normalize_dim(dim, x.shape(), "slice");
   const int64_t n = x.shape()[d];
   auto clamp = [n](int64_t v) { v = v < 0 ? v + n : v; return v < 0 ? 0 : (v > n ? n : v); };
   start = clamp(start);
@@ -174,7 +196,7 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
   const int64_t outer = prod(x.shape(), 0, d), inner = prod(x.shape(), d + 1, x.shape().size());
   const int64_t in_row = n * inner, out_row = out[d] * inner, off = start * inner;
   Tensor y = empty(out);
-  for (int64_t o = 0; o < outer; ++o)
+  for (int64_t o = 0; o < outer && out_row > 0; ++o)  // an empty slice has no buffer to copy into
     std::memcpy(y.data() + o * out_row, x.data() + o * in_row + off, sizeof(float) * out_row);
   return op.finish(y, [outer, in_row, out_row, off](Node& y) {
     if (float* dx = y.input_grad(0))
@@ -184,7 +206,7 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
 }
 
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
-  const int64_t d = normalize_dim(dim, x.ndim(), "select");
+  const int64_t d = normalize_dim(dim, x.shape(), "select");
   const int64_t n = x.shape()[d];
   check(index >= -n && index < n, "select", "index ", index, " out of range for dim ", d, " of shape ", x.shape());
   if (index < 0) index += n;
@@ -227,7 +249,7 @@ Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, int64_t dim) {
   OpCall op("repeat_interleave", {x});
   check(repeats >= 0, "repeat_interleave", "repeats must be >= 0, got ", repeats);
-  const int64_t d = normalize_dim(dim, x.ndim(), "repeat_interleave");
+  const int64_t d = normalize_dim(dim, x.shape(), "repeat_interleave");
   const int64_t outer = prod(x.shape(), 0, d), n = x.shape()[d], inner = prod(x.shape(), d + 1, x.shape().size());
   Shape out = x.shape();
   out[d] = n * repeats;
@@ -249,7 +271,7 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, int64_t dim) {
 // y = x gathered at positions `index` (1-D, integer values) along dim.
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   OpCall op("index_select", {x, index});
-  const int64_t d = normalize_dim(dim, x.ndim(), "index_select");
+  const int64_t d = normalize_dim(dim, x.shape(), "index_select");
   check(index.ndim() == 1, "index_select", "index must be 1-D, got shape ", index.shape());
   const int64_t outer = prod(x.shape(), 0, d), n = x.shape()[d], inner = prod(x.shape(), d + 1, x.shape().size());
   const int64_t m = index.numel();

@@ -61,8 +61,10 @@ void log_softmax_forward(float* y, const float* x, int64_t R, int64_t C) {
     float m = -INFINITY, s = 0.0f;
     for (int64_t j = 0; j < C; ++j) m = std::max(m, xr[j]);
     for (int64_t j = 0; j < C; ++j) s += fast_exp(xr[j] - m);
-    const float lse = m + std::log(s);
-    for (int64_t j = 0; j < C; ++j) y[r * C + j] = xr[j] - lse;
+    // (x − m) − log s, not x − (m + log s): near |x| = 1e4 the sum m + log s would round to
+    // float's spacing there (~1e-3) and lose log s's digits (log_softmax(-1e4, -1e4) = -0.6934).
+    const float log_s = std::log(s);
+    for (int64_t j = 0; j < C; ++j) y[r * C + j] = (xr[j] - m) - log_s;
   }
 }
 

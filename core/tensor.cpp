@@ -21,6 +21,21 @@ float* Node::grad_data() {
   return grad.get();
 }
 
+// Dropping the last handle to a graph nobody ran backward() on would destroy its nodes
+// recursively (each ~Node releasing its inputs), one stack frame per node: a 100k-op chain
+// overflows the stack. Unlink the nodes this one owns alone into a list and free them in a loop.
+Node::~Node() {
+  std::vector<NodePtr> pending = std::move(inputs);
+  while (!pending.empty()) {
+    NodePtr n = std::move(pending.back());
+    pending.pop_back();
+    if (n && n.use_count() == 1) {
+      for (NodePtr& in : n->inputs) pending.push_back(std::move(in));
+      n->inputs.clear();
+    }
+  }
+}
+
 float* Node::input_grad(size_t i) {
   Node* in = inputs[i].get();
   if (!in || !in->requires_grad) return nullptr;
@@ -36,7 +51,7 @@ static Node& need(const NodePtr& n) {
 
 const Shape& Tensor::shape() const { return need(node_).shape; }
 int64_t Tensor::numel() const { return need(node_).numel; }
-int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim(dim, ndim(), "Tensor.size")]; }
+int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim(dim, shape(), "Tensor.size")]; }
 float* Tensor::data() { return need(node_).data.get(); }
 const float* Tensor::data() const { return need(node_).data.get(); }
 
@@ -66,7 +81,7 @@ std::vector<float> Tensor::to_vector() const { return std::vector<float>(data(),
 bool Tensor::requires_grad() const { return need(node_).requires_grad; }
 
 Tensor& Tensor::requires_grad_(bool on) {
-  check(need(node_).inputs.empty() && !node_->backward_fn, "requires_grad_",
+  check(need(node_).inputs.empty() && !node_->backward_fn && !node_->freed, "requires_grad_",
         "only leaf tensors can be made to require grad; this one was made by '", node_->op, "'");
   node_->requires_grad = on;
   return *this;
@@ -126,11 +141,17 @@ int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op) {
   return d;
 }
 
+int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t extra) {
+  const int64_t n = static_cast<int64_t>(shape.size()) + extra, d = dim < 0 ? dim + n : dim;
+  check(d >= 0 && d < n, op, "dim ", dim, " out of range [", -n, ", ", n - 1, "] for shape ", shape);
+  return d;
+}
+
 Tensor empty(const Shape& shape) {
   auto n = std::make_shared<Node>();
   n->shape = shape;
   n->numel = numel_of(shape);
-  n->data = Buffer(static_cast<size_t>(n->numel));
+  n->data = Storage(static_cast<size_t>(n->numel));
   return Tensor(std::move(n));
 }
 

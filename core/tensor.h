@@ -65,12 +65,14 @@ class Tensor {
 struct Node {
   Shape shape;
   int64_t numel = 0;
-  Buffer data;                      // numel floats, 64-byte aligned
+  Storage data;                     // numel floats, 64-byte aligned (shared by reshapes)
   Buffer grad;                      // allocated (zeroed) on the first gradient that arrives
   bool requires_grad = false;
   const char* op = "leaf";
   std::vector<NodePtr> inputs;      // what this op read (empty for leaves)
   std::function<void(Node&)> backward_fn;  // adds this node's grad into its inputs' grads
+  bool freed = false;               // backward() dropped backward_fn and inputs (retain_graph=False)
+  ~Node();                          // iterative: a deep chain must not recurse per node
 
   // The gradient buffer of input i, zero-filled on first use, or nullptr when that input
   // needs no gradient: backward closures skip those (tinygrad's needs_input_grad).
@@ -98,6 +100,9 @@ Tensor ones_like(const Tensor& x);
 
 int64_t numel_of(const Shape& shape);
 int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);  // -1 -> ndim-1, checked
+// The same, for a dim of `shape` (or of shape with `extra` more dims, for unsqueeze and
+// stack), naming the shape in the error as STYLE.md 5 asks.
+int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t extra = 0);
 
 // --- printing in PyTorch's style: tensor([[0.1000, 0.2000], ...]) ------------------------
 std::string str(const Tensor& x, int decimals = 4);

@@ -1,0 +1,424 @@
+// core/kernels/gemm.cpp — the matmul/bmm kernel: a naive reference and a fast blocked version.
+//
+// Legend (as in gemm.h): C (M, N) = op(A) (M, K) * op(B) (K, N), everything row-major.
+//   MR x NR   the register tile: one micro-kernel call keeps MR x NR sums of C in registers
+//   KC        how much of K one pass covers (a packed A micro-panel is MR x KC, B is KC x NR)
+//   MC, NC    the cache blocks: MC x KC of A is packed to stay in L2 (~170 KiB of its 2 MiB),
+//             K x NC of B is packed once per column block and read by every thread
+//
+// The fast path is the five-loop scheme of Goto & van de Geijn ("Anatomy of high-performance
+// matrix multiplication", 2008; the scheme behind BLIS and OpenBLAS), with the KC loop moved
+// inside the row loop so the threads synchronise once per column block:
+//   for jc in N step NC:
+//     pack B[:, jc..] -> Bp                (K x NC as KC x NR micro-panels; threads share it)
+//     for ic in M step MC:                 a task: one block of rows (threads split here)
+//       for pc in K step KC:
+//         pack A[ic.., pc..] -> Ap         (MC x KC in MR x KC micro-panels, stays in L2)
+//         for jr in NC step NR:            one Bp micro-panel (KC x NR, 32 KiB) stays in L1
+//           for ir in MC step MR:
+//             micro_kernel: C[ir.., jr..] (+)= Ap panel * Bp panel            (MR x NR)
+// Why pack: the micro-kernel then reads A and B as two unit-stride streams whatever the
+// transpose flags (the transposes are absorbed by the packing and cost nothing later), and the
+// panels are zero-padded to MR and NR, so edge tiles run the same code as interior ones.
+// Why those sizes: see the micro-kernel of each instruction set below.
+#include "core/kernels/gemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+
+#include "core/check.h"
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace d2l {
+
+// ---------------------------------------------------------------- reference kernel
+void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, const float* B,
+                float* C, bool accumulate) {
+  check(M >= 0 && N >= 0 && K >= 0, "gemm_naive", "negative size: M=", M, " N=", N, " K=", K);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float s = 0.0f;
+      for (int64_t k = 0; k < K; ++k) {
+        const float a = trans_a ? A[k * M + i] : A[i * K + k];  // op(A)[i, k]
+        const float b = trans_b ? B[j * K + k] : B[k * N + j];  // op(B)[k, j]
+        s += a * b;
+      }
+      C[i * N + j] = accumulate ? C[i * N + j] + s : s;
+    }
+}
+
+namespace {
+
+// ---------------------------------------------------------------- micro-kernels
+// micro_kernel<RS, CS>(kc, Ap, Bp, C, ldc, overwrite):
+//   Ap  MR x kc panel of op(A), element (i, k) at Ap[i*RS + k*CS]   (layouts: see pack_A)
+//   Bp  kc x NR panel of op(B), element (k, j) at Bp[k*NR + j]
+//   C   MR x NR tile with row stride ldc:  C = Ap Bp  (overwrite)  or  C += Ap Bp
+// Per k it loads one row of Bp (NR floats, in vectors), broadcasts each of the MR values of
+// column k of Ap and does MR x (NR / vector width) fused multiply-adds into accumulators.
+// Each sum runs over k = 0..kc-1 in order and is added to C once at the end: the summation
+// order of every C element is fixed by KC alone. RS and CS are compile-time constants, so
+// every broadcast is one instruction with a constant offset, for either A layout.
+// Prefetch of C: the C tile is only read at the end, and for a large C (1024 x 1024 is 4 MiB,
+// more than L2) that read would stall on L3 once per tile; prefetching it when the tile
+// starts lets the loads overlap with the kc steps of arithmetic.
+#if defined(__AVX512F__)
+// 32 zmm registers: 14 x 32 tile = 28 accumulators + 2 for the row of B + 1 broadcast.
+// An FMA has 4 cycles latency and two issue per cycle, so at least 8 independent chains are
+// needed; 28 keeps both FMA units busy while loads (2 of B + 14 broadcasts per 28 FMAs) stay
+// well under the 2-3 loads per cycle the core can do.
+constexpr int64_t kMR = 14, kNR = 32, kKC = 256, kMC = 14 * 12, kNC = 2048;
+template <int64_t RS, int64_t CS>
+void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
+                  int64_t ldc, bool overwrite) {
+  __m512 c0[kMR], c1[kMR];
+#pragma GCC unroll 14
+  for (int i = 0; i < kMR; ++i) {
+    c0[i] = c1[i] = _mm512_setzero_ps();
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);  // prefetch of C, see above
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + 16), _MM_HINT_T0);
+  }
+  for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR) {
+    const __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
+#pragma GCC unroll 14
+    for (int i = 0; i < kMR; ++i) {
+      const __m512 a = _mm512_set1_ps(Ap[i * RS]);
+      c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
+      c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
+    }
+  }
+#pragma GCC unroll 14
+  for (int i = 0; i < kMR; ++i) {
+    float* c = C + i * ldc;
+    if (!overwrite) {
+      c0[i] = _mm512_add_ps(_mm512_loadu_ps(c), c0[i]);
+      c1[i] = _mm512_add_ps(_mm512_loadu_ps(c + 16), c1[i]);
+    }
+    _mm512_storeu_ps(c, c0[i]);
+    _mm512_storeu_ps(c + 16, c1[i]);
+  }
+}
+#elif defined(__AVX2__) && defined(__FMA__)
+// 16 ymm registers: 6 x 16 tile = 12 accumulators + 2 for the row of B + 1 broadcast (the
+// tile BLIS uses on Haswell): 12 chains cover the FMA latency x throughput product of 10.
+constexpr int64_t kMR = 6, kNR = 16, kKC = 256, kMC = 6 * 24, kNC = 2048;
+template <int64_t RS, int64_t CS>
+void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
+                  int64_t ldc, bool overwrite) {
+  __m256 c0[kMR], c1[kMR];
+#pragma GCC unroll 6
+  for (int i = 0; i < kMR; ++i) {
+    c0[i] = c1[i] = _mm256_setzero_ps();
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);
+  }
+  for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR) {
+    const __m256 b0 = _mm256_load_ps(Bp), b1 = _mm256_load_ps(Bp + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < kMR; ++i) {
+      const __m256 a = _mm256_broadcast_ss(Ap + i * RS);
+      c0[i] = _mm256_fmadd_ps(a, b0, c0[i]);
+      c1[i] = _mm256_fmadd_ps(a, b1, c1[i]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < kMR; ++i) {
+    float* c = C + i * ldc;
+    if (!overwrite) {
+      c0[i] = _mm256_add_ps(_mm256_loadu_ps(c), c0[i]);
+      c1[i] = _mm256_add_ps(_mm256_loadu_ps(c + 8), c1[i]);
+    }
+    _mm256_storeu_ps(c, c0[i]);
+    _mm256_storeu_ps(c + 8, c1[i]);
+  }
+}
+#else
+// Portable C++: a 4 x 16 tile of plain floats. The j loop is unit-stride over 16 floats, so
+// the compiler's auto-vectoriser turns it into SSE (or whatever the target has).
+constexpr int64_t kMR = 4, kNR = 16, kKC = 256, kMC = 4 * 32, kNC = 2048;
+template <int64_t RS, int64_t CS>
+void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
+                  int64_t ldc, bool overwrite) {
+  float acc[kMR][kNR] = {};
+  for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR)
+    for (int64_t i = 0; i < kMR; ++i)
+      for (int64_t j = 0; j < kNR; ++j) acc[i][j] += Ap[i * RS] * Bp[j];
+  for (int64_t i = 0; i < kMR; ++i)
+    for (int64_t j = 0; j < kNR; ++j) C[i * ldc + j] = overwrite ? acc[i][j] : C[i * ldc + j] + acc[i][j];
+}
+#endif
+
+// Fork threads only when the product has at least this many multiply-adds (M*N*K). Chosen by
+// timing gemm on the 2-core bench machine at square and book-shaped sizes with 1 and 2 threads:
+// see the measurement quoted in tools/bench/README.md.
+constexpr double kGemmParallelMin = 1 << 18;
+
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A grow-only, 64-byte-aligned scratch buffer, one per thread: after the first calls of a
+// training loop no gemm call allocates.
+struct Scratch {
+  float* p = nullptr;
+  size_t cap = 0;
+  float* reserve(size_t n) {
+    if (n > cap) {
+      std::free(p);
+      const size_t bytes = ((n * sizeof(float) + 63) / 64) * 64;
+      p = static_cast<float*>(std::aligned_alloc(64, bytes));
+      if (!p) throw std::bad_alloc();
+      cap = n;
+    }
+    return p;
+  }
+  ~Scratch() { std::free(p); }
+};
+thread_local Scratch tl_packed_a, tl_packed_b;
+
+struct Job {  // one product, as described in gemm.h
+  bool trans_a, trans_b;
+  int64_t M, N, K;
+  const float* A;
+  const float* B;
+  float* C;
+  bool accumulate;
+};
+
+// ---------------------------------------------------------------- packing
+// Rows [i0, i0+mc) x columns [p0, p0+kc) of op(A) into MR-row micro-panels, one every MR*KC
+// floats; rows past mc are 0. The layout follows the storage of A so that packing is a copy of
+// contiguous runs, never a transpose (the micro-kernel can broadcast from either):
+//   trans_a, A stored (K, M):  k-major,   op(A)[i, k] at panel[k*MR + i]  (RS = 1,  CS = MR)
+//   A stored (M, K):           row-major, op(A)[i, k] at panel[i*KC + k]  (RS = KC, CS = 1)
+void pack_A(const Job& j, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* Ap) {
+  for (int64_t ir = 0; ir < mc; ir += kMR, Ap += kMR * kKC) {
+    const int64_t mr = std::min(kMR, mc - ir);
+    if (j.trans_a) {  // one row of A holds this k for all i: MR contiguous floats
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = j.A + (p0 + k) * j.M + i0 + ir;
+        for (int64_t i = 0; i < kMR; ++i) Ap[k * kMR + i] = i < mr ? src[i] : 0.0f;
+      }
+    } else {  // each row of A is kc contiguous floats
+      for (int64_t i = 0; i < kMR; ++i) {
+        const float* src = j.A + (i0 + ir + i) * j.K + p0;
+        if (i < mr)
+          std::copy(src, src + kc, Ap + i * kKC);
+        else
+          std::fill(Ap + i * kKC, Ap + i * kKC + kc, 0.0f);
+      }
+    }
+  }
+}
+
+// Columns [j0, j0+nr) (nr <= NR) x rows [p0, p0+kc) of op(B) into one NR-wide micro-panel:
+//   Bp[k*NR + j] = op(B)[p0 + k, j0 + j], columns past nr are 0.
+void pack_B_panel(const Job& j, int64_t j0, int64_t nr, int64_t p0, int64_t kc, float* Bp) {
+  if (nr < kNR) std::fill(Bp, Bp + kc * kNR, 0.0f);  // the zero padding of an edge panel
+  if (!j.trans_b) {  // B stored (K, N): each row of the panel is a contiguous run of B
+    const float* src = j.B + p0 * j.N + j0;
+    for (int64_t k = 0; k < kc; ++k) std::copy(src + k * j.N, src + k * j.N + nr, Bp + k * kNR);
+  } else if (nr == kNR) {  // B stored (N, K): gather one k from NR rows of B (NR streams)
+    const float* src = j.B + j0 * j.K + p0;
+    for (int64_t k = 0; k < kc; ++k)
+      for (int64_t c = 0; c < kNR; ++c) Bp[k * kNR + c] = src[c * j.K + k];
+  } else {  // edge panel, B stored (N, K): one row of B at a time
+    for (int64_t c = 0; c < nr; ++c) {
+      const float* src = j.B + (j0 + c) * j.K + p0;
+      for (int64_t k = 0; k < kc; ++k) Bp[k * kNR + c] = src[k];
+    }
+  }
+}
+
+// ---------------------------------------------------------------- the two inner loops
+// C block at (row i0, column jc) of size mc x nc, micro-panels [jp0, jp1) of Bp:
+// run the micro-kernel on every MR x NR tile. Edge tiles compute a full padded tile into a
+// stack buffer and copy the valid part, so the arithmetic (and its rounding) is the same.
+void macro_kernel(const Job& j, const float* Ap, const float* Bp, int64_t i0, int64_t mc, int64_t jc, int64_t nc,
+                  int64_t jp0, int64_t jp1, int64_t kc, bool overwrite) {
+  const auto micro = j.trans_a ? micro_kernel<1, kMR> : micro_kernel<kKC, 1>;  // the A layout of pack_A
+  for (int64_t jp = jp0; jp < jp1; ++jp) {
+    const int64_t jr = jp * kNR, nr = std::min(kNR, nc - jr);
+    for (int64_t ir = 0; ir < mc; ir += kMR) {
+      const int64_t mr = std::min(kMR, mc - ir);
+      float* c = j.C + (i0 + ir) * j.N + jc + jr;
+      const float* a = Ap + ir * kKC;
+      const float* b = Bp + jr * kc;
+      if (mr == kMR && nr == kNR) {
+        micro(kc, a, b, c, j.N, overwrite);
+        continue;
+      }
+      alignas(64) float tile[kMR * kNR];
+      micro(kc, a, b, tile, kNR, true);
+      for (int64_t i = 0; i < mr; ++i)
+        for (int64_t q = 0; q < nr; ++q)
+          c[i * j.N + q] = overwrite ? tile[i * kNR + q] : c[i * j.N + q] + tile[i * kNR + q];
+    }
+  }
+}
+
+// ---------------------------------------------------------------- drivers
+// B is packed a whole column block at a time, all of K: Bp holds the KC-row blocks one after
+// another, block pc at Bp + pc * ncp (ncp = nc rounded up to NR), micro-panel jp at
+// + jp * NR * kc. Packing all of K at once means the threads meet at one barrier per column
+// block instead of two per KC step: on a busy 2-core machine each barrier is a chance to wait
+// for a descheduled thread. The block width is capped so Bp stays within kPackedBMax floats.
+constexpr int64_t kPackedBMax = int64_t(1) << 21;  // 8 MiB
+int64_t column_block(int64_t N, int64_t K) {
+  return std::min({kNC, std::max(kNR, kPackedBMax / K / kNR * kNR), ceil_div(N, kNR) * kNR});
+}
+
+// Rows [i0, i0+mc) of C times micro-panels [jp0, jp1) of the column block at jc: every KC step
+// in order (so each C element sums its k-blocks in the same order, whoever computes it).
+void row_block(const Job& j, const float* Bp, int64_t ncp, float* Ap, int64_t i0, int64_t mc, int64_t jc,
+               int64_t nc, int64_t jp0, int64_t jp1) {
+  for (int64_t pc = 0; pc < j.K; pc += kKC) {
+    const int64_t kc = std::min(kKC, j.K - pc);
+    pack_A(j, i0, mc, pc, kc, Ap);
+    macro_kernel(j, Ap, Bp + pc * ncp, i0, mc, jc, nc, jp0, jp1, kc, pc == 0 && !j.accumulate);
+  }
+}
+
+// Micro-panel jp of KC step pc, packed to its place in Bp.
+void pack_B_at(const Job& j, float* Bp, int64_t ncp, int64_t jc, int64_t nc, int64_t pc, int64_t jp) {
+  const int64_t kc = std::min(kKC, j.K - pc);
+  pack_B_panel(j, jc + jp * kNR, std::min(kNR, nc - jp * kNR), pc, kc, Bp + pc * ncp + jp * kNR * kc);
+}
+
+// One or two rows of C (a single query in attention, a decoder step): the MR-row tile would
+// be mostly zero padding, so a plain loop does it, j innermost so that for a row-major B it
+// is unit-stride and vectorises. Measured with 64 products each: at M = 1 this loop is 2-3x
+// faster than the packed path (1 x 10 x 32, 1 x 64 x 64, 1 x 100 x 20), at M = 2 they tie,
+// from M = 4 (4 x 32 x 32) the packed path is 1.6x faster, and 3-5x at 10 x 10 x 8.
+constexpr int64_t kSmallM = 2;
+void gemm_small(const Job& j) {
+  for (int64_t i = 0; i < j.M; ++i) {
+    float* c = j.C + i * j.N;
+    if (!j.accumulate) std::fill(c, c + j.N, 0.0f);
+    for (int64_t k = 0; k < j.K; ++k) {
+      const float a = j.trans_a ? j.A[k * j.M + i] : j.A[i * j.K + k];  // op(A)[i, k]
+      if (j.trans_b)
+        for (int64_t q = 0; q < j.N; ++q) c[q] += a * j.B[q * j.K + k];
+      else
+        for (int64_t q = 0; q < j.N; ++q) c[q] += a * j.B[k * j.N + q];
+    }
+  }
+}
+
+// One thread, blocks in plain order. Used for small products and for each matrix of a batch.
+void gemm_serial(const Job& j);
+void gemm_one_thread(const Job& j) { j.M <= kSmallM ? gemm_small(j) : gemm_serial(j); }
+void gemm_serial(const Job& j) {
+  const int64_t NCb = column_block(j.N, j.K);
+  float* Bp = tl_packed_b.reserve(j.K * NCb);
+  float* Ap = tl_packed_a.reserve(kKC * std::min(kMC, ceil_div(j.M, kMR) * kMR));
+  for (int64_t jc = 0; jc < j.N; jc += NCb) {
+    const int64_t nc = std::min(NCb, j.N - jc), P = ceil_div(nc, kNR);
+    for (int64_t pc = 0; pc < j.K; pc += kKC)
+      for (int64_t jp = 0; jp < P; ++jp) pack_B_at(j, Bp, P * kNR, jc, nc, pc, jp);
+    for (int64_t ic = 0; ic < j.M; ic += kMC) row_block(j, Bp, P * kNR, Ap, ic, std::min(kMC, j.M - ic), jc, nc, 0, P);
+  }
+}
+
+// How to cut the M x nc block of C (R = ceil(M/MR) micro-rows, P micro-panels) into ni x nj
+// tasks for T threads. Tall blocks: split rows into ni pieces, a multiple of T, each at most
+// MC rows, balanced to one micro-row. Short ones (few micro-rows): split the micro-panels.
+void split_tasks(int64_t R, int64_t P, int64_t T, int64_t* ni, int64_t* nj) {
+  *ni = ceil_div(R, kMC / kMR);
+  *nj = 1;
+  if (T == 1) return;
+  if (R >= 4 * T)
+    *ni = std::min(R, ceil_div(std::max(*ni, T), T) * T);
+  else
+    *nj = std::min(P, ceil_div(T, *ni));
+}
+
+// The same loops with the B packing and the tiles of C shared out among threads. Bp belongs to
+// the calling thread and is read by all; each thread packs its own A blocks into its own Ap.
+// The implicit barrier closing the packing `omp for` makes Bp complete before anyone reads it;
+// the barrier after the compute loop keeps it until everyone is done. Tasks are handed out
+// dynamically so that, if a neighbour's process preempts one thread, the other takes over.
+void gemm_parallel(const Job& j) {
+  const int64_t NCb = column_block(j.N, j.K);
+  float* Bp = tl_packed_b.reserve(j.K * NCb);
+#pragma omp parallel
+  {
+    int64_t T = 1;
+#ifdef _OPENMP
+    T = omp_get_num_threads();
+#endif
+    float* Ap = tl_packed_a.reserve(kKC * std::min(kMC, ceil_div(j.M, kMR) * kMR));
+    const int64_t R = ceil_div(j.M, kMR), n_pc = ceil_div(j.K, kKC);
+    for (int64_t jc = 0; jc < j.N; jc += NCb) {
+      const int64_t nc = std::min(NCb, j.N - jc), P = ceil_div(nc, kNR);
+#pragma omp for schedule(static)
+      for (int64_t t = 0; t < n_pc * P; ++t) pack_B_at(j, Bp, P * kNR, jc, nc, t / P * kKC, t % P);
+      int64_t ni, nj;
+      split_tasks(R, P, T, &ni, &nj);
+#pragma omp for schedule(dynamic) nowait
+      for (int64_t t = 0; t < ni * nj; ++t) {
+        const int64_t bi = t / nj, bj = t % nj;
+        const int64_t i0 = bi * R / ni * kMR, i1 = std::min(j.M, (bi + 1) * R / ni * kMR);
+        row_block(j, Bp, P * kNR, Ap, i0, i1 - i0, jc, nc, bj * P / nj, (bj + 1) * P / nj);
+      }
+      // Bp is repacked for the next column block: wait until nobody reads it. After the last
+      // block, the end of the parallel region is that barrier.
+      if (jc + NCb < j.N) {
+#pragma omp barrier
+      }
+    }
+  }
+}
+
+// Sizes checked, degenerate cases done; true when there is a product left to compute.
+bool prepare(const char* fn, int64_t batch, int64_t M, int64_t N, int64_t K, float* C, bool accumulate) {
+  check(batch >= 0 && M >= 0 && N >= 0 && K >= 0, fn, "negative size: batch=", batch, " M=", M, " N=", N, " K=", K);
+  if (batch == 0 || M == 0 || N == 0) return false;
+  if (K == 0) {  // empty sum
+    if (!accumulate) std::fill(C, C + batch * M * N, 0.0f);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float* C,
+          bool accumulate) {
+  if (!prepare("gemm", 1, M, N, K, C, accumulate)) return;
+  const Job j{trans_a, trans_b, M, N, K, A, B, C, accumulate};
+  // The size test sits here rather than in an if() clause on the pragma because even a
+  // parallel region that does not fork costs ~0.4 us in libgomp (it sets up a team of one):
+  // measured, that halves the speed of a 14 x 32 x 64 product, the size of one attention head.
+  if (j.M <= kSmallM || double(M) * double(N) * double(K) < kGemmParallelMin)
+    gemm_one_thread(j);
+  else
+    gemm_parallel(j);
+}
+
+void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const float* A,
+                  const float* B, float* C, bool accumulate) {
+  if (!prepare("gemm_batched", batch, M, N, K, C, accumulate)) return;
+  const double work = double(M) * double(N) * double(K);
+  int64_t T = 1;
+#ifdef _OPENMP
+  T = omp_get_max_threads();
+#endif
+  auto job = [&](int64_t b) { return Job{trans_a, trans_b, M, N, K, A + b * M * K, B + b * K * N, C + b * M * N, accumulate}; };
+  // Few big matrices: split each one over the threads. Otherwise one matrix per thread at a
+  // time (no synchronisation inside a matrix). Both give identical bits, see gemm.h.
+  if (M > kSmallM && work >= kGemmParallelMin && batch < 4 * T) {
+    for (int64_t b = 0; b < batch; ++b) gemm_parallel(job(b));
+    return;
+  }
+#pragma omp parallel for schedule(static) if (work * double(batch) >= kGemmParallelMin)
+  for (int64_t b = 0; b < batch; ++b) gemm_one_thread(job(b));
+}
+
+GemmBlocking gemm_blocking() { return GemmBlocking{kMR, kNR, kKC, kMC, kNC}; }
+
+}  // namespace d2l
