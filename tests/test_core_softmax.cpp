@@ -1,0 +1,190 @@
+// tests/test_core_softmax.cpp — suite core_softmax: numerics of softmax and log_softmax on
+// large inputs, and masked_softmax on the book's own examples (10.3,
+// sec_attention-scoring-functions): rows sum to 1, masked entries are exactly 0.
+#include <boost/test/unit_test.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <vector>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/autograd.h"
+#include "core/ops.h"
+#include "core/random.h"
+
+using namespace d2l;
+namespace tt = boost::test_tools;
+
+namespace {
+
+void expect(const Tensor& t, const std::vector<float>& want, float tol = 1e-6f) {
+  BOOST_REQUIRE_EQUAL(t.numel(), static_cast<int64_t>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i)
+    BOOST_TEST(std::fabs(t.data()[i] - want[i]) <= tol, "element " << i << ": " << t.data()[i] << " vs " << want[i]);
+}
+
+bool all_finite(const Tensor& t) {
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (!std::isfinite(t.data()[i])) return false;
+  return true;
+}
+
+// Checks y = masked_softmax(X, valid) row by row: the first v entries are the softmax of
+// X's first v entries (computed here in double), the rest exactly 0, and the row sums to 1.
+// v = 0 is the book's corner case: every score is -1e6, so the row is uniform.
+void check_masked_rows(const Tensor& X, const Tensor& y, const std::vector<int64_t>& row_len) {
+  const int64_t K = X.shape().back(), R = X.numel() / K;
+  BOOST_REQUIRE_EQUAL(static_cast<int64_t>(row_len.size()), R);
+  for (int64_t r = 0; r < R; ++r) {
+    const int64_t v = std::min(row_len[r], K);
+    const float* x = X.data() + r * K;
+    const float* p = y.data() + r * K;
+    double m = -INFINITY, s = 0, row_sum = 0;
+    for (int64_t j = 0; j < v; ++j) m = std::max(m, static_cast<double>(x[j]));
+    for (int64_t j = 0; j < v; ++j) s += std::exp(x[j] - m);
+    for (int64_t j = 0; j < K; ++j) {
+      row_sum += p[j];
+      if (v == 0) {
+        BOOST_TEST(p[j] == 1.0f / static_cast<float>(K), "row " << r << " col " << j);
+      } else if (j >= v) {
+        BOOST_TEST(p[j] == 0.0f, "row " << r << " col " << j);  // exactly 0
+      } else {
+        BOOST_TEST(std::fabs(p[j] - std::exp(x[j] - m) / s) < 1e-6, "row " << r << " col " << j);
+      }
+    }
+    BOOST_TEST(std::fabs(row_sum - 1.0) < 1e-6, "row " << r);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(core_softmax)
+
+BOOST_AUTO_TEST_CASE(softmax_stable_on_large_inputs) {
+  // Without subtracting the row max, exp(1e4) overflows to inf and inf/inf is NaN.
+  const Tensor x = tensor({{1e4f, 1e4f - 1, 1e4f - 2},
+                           {-1e4f, -1e4f + 1, -1e4f + 2},
+                           {1e4f, 0.0f, -1e4f},
+                           {1e4f, 1e4f, 1e4f},
+                           {FLT_MAX, -FLT_MAX, 0.0f}});
+  const Tensor y = softmax(x);
+  BOOST_TEST(all_finite(y));
+  // Softmax ignores a shift, so the first two rows are softmax([2, 1, 0]) and its mirror.
+  expect(y, {0.66524096f, 0.24472847f, 0.09003057f, 0.09003057f, 0.24472847f, 0.66524096f, 1, 0, 0,
+             1.0f / 3, 1.0f / 3, 1.0f / 3, 1, 0, 0});
+  const Tensor l = log_softmax(tensor({{1e4f, 0.0f}, {-1e4f, -1e4f}, {100.0f, 90.0f}}));
+  BOOST_TEST(all_finite(l));
+  // log_softmax(100, 90) = (0, -10) - log(1 + e^-10) = -4.54e-5 and -10.0000454.
+  expect(l, {0.0f, -1e4f, -0.69314718f, -0.69314718f, -4.5398899e-5f, -10.0000454f}, 2e-6f);
+  // The gradients are finite too.
+  Tensor xg = tensor({{1e4f, 0.0f, -1e4f}, {3e4f, 3e4f, 2e4f}});
+  xg.requires_grad_();
+  sum(softmax(xg) * tensor({{1, 2, 3}, {4, 5, 6}}) + log_softmax(xg)).backward();
+  BOOST_TEST(all_finite(xg.grad()));
+}
+
+BOOST_AUTO_TEST_CASE(book_example_1d_valid_lens) {
+  // masked_softmax(torch.rand(2, 2, 4), torch.tensor([2, 3])): batch 0 keeps 2 keys, batch 1
+  // keeps 3, for both of its queries.
+  manual_seed(0);
+  const Tensor X = rand({2, 2, 4});
+  const Tensor y = masked_softmax(X, tensor({2.0f, 3.0f}));
+  BOOST_TEST_MESSAGE("masked_softmax(rand(2, 2, 4), [2, 3]) =\n" << y);
+  BOOST_TEST(shape_str(y.shape()) == "(2, 2, 4)");
+  check_masked_rows(X, y, {2, 2, 3, 3});
+}
+
+BOOST_AUTO_TEST_CASE(book_example_2d_valid_lens) {
+  // masked_softmax(torch.rand(2, 2, 4), d2l.tensor([[1, 3], [2, 4]])): one length per query.
+  manual_seed(1);
+  const Tensor X = rand({2, 2, 4});
+  const Tensor y = masked_softmax(X, tensor({{1, 3}, {2, 4}}));
+  BOOST_TEST_MESSAGE("masked_softmax(rand(2, 2, 4), [[1, 3], [2, 4]]) =\n" << y);
+  check_masked_rows(X, y, {1, 3, 2, 4});
+  // valid length 1: the single kept entry is exactly 1.
+  BOOST_TEST(y.at({0, 0, 0}) == 1.0f);
+}
+
+BOOST_AUTO_TEST_CASE(valid_len_zero_gives_uniform) {
+  // All four scores become -1e6, so softmax is uniform: exp(0) / 4 = 0.25 exactly, as the
+  // book's value gives (with -inf it would be 0/0 = NaN).
+  manual_seed(2);
+  const Tensor X = rand({2, 3, 4});
+  const Tensor y = masked_softmax(X, tensor({0.0f, 4.0f}));
+  for (int64_t q = 0; q < 3; ++q)
+    for (int64_t k = 0; k < 4; ++k) BOOST_TEST(y.at({0, q, k}) == 0.25f);
+  check_masked_rows(X, y, {0, 0, 0, 4, 4, 4});
+  expect(slice(y, 0, 1, 2), softmax(slice(X, 0, 1, 2)).to_vector(), 0.0f);  // 4 of 4: no mask
+}
+
+BOOST_AUTO_TEST_CASE(lengths_beyond_keys_and_no_lengths) {
+  // A valid length past the number of keys masks nothing (the book's predict_seq2seq
+  // passes the untruncated source length); no valid_lens at all is the plain softmax.
+  manual_seed(3);
+  const Tensor X = normal(0, 1, {2, 2, 3});
+  const std::vector<float> plain = softmax(X).to_vector();
+  BOOST_TEST(masked_softmax(X, tensor({10.0f, 3.0f})).to_vector() == plain, tt::per_element());
+  BOOST_TEST(masked_softmax(X, Tensor()).to_vector() == plain, tt::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(masked_logits_cannot_leak) {
+  // Masked scores are replaced before the max is taken, so a huge masked value changes nothing.
+  const Tensor X = tensor({1.0f, 2.0f, 1e30f, INFINITY}, {1, 1, 4});
+  const Tensor y = masked_softmax(X, tensor({2.0f}));
+  expect(y, {0.26894142f, 0.73105858f, 0.0f, 0.0f});
+  BOOST_TEST(y.data()[2] == 0.0f);
+  BOOST_TEST(y.data()[3] == 0.0f);
+}
+
+BOOST_AUTO_TEST_CASE(fused_equals_book_formulation) {
+  // The book: X.reshape(-1, K), sequence_mask(..., repeat_interleave(valid_lens, Q), -1e6),
+  // softmax, reshape back. The fused op must give the same numbers and the same gradient.
+  manual_seed(4);
+  const int64_t B = 3, Q = 2, K = 5;
+  const Tensor lens1 = tensor({1.0f, 5.0f, 3.0f}), lens2 = tensor({{2, 0}, {5, 4}, {1, 3}});
+  for (const Tensor& lens : {lens1, lens2}) {
+    Tensor X = normal(0, 1, {B, Q, K});
+    X.requires_grad_();
+    const Tensor G = normal(0, 1, {B, Q, K});
+    Tensor fused = masked_softmax(X, lens);
+    fused.backward(G);
+    const std::vector<float> fused_grad = X.grad().to_vector();
+    X.zero_grad();
+    const Tensor flat_lens = lens.ndim() == 1 ? repeat_interleave(lens, Q, 0) : reshape(lens, {-1});
+    Tensor book = reshape(softmax(sequence_mask(reshape(X, {-1, K}), flat_lens, -1e6f)), {B, Q, K});
+    book.backward(G);
+    BOOST_TEST(fused.to_vector() == book.to_vector(), tt::per_element());
+    const std::vector<float> book_grad = X.grad().to_vector();
+    for (size_t i = 0; i < book_grad.size(); ++i) BOOST_TEST(std::fabs(fused_grad[i] - book_grad[i]) < 1e-6f);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(parallel_rows_match_reference_and_ignore_threads) {
+  // 400 x 100 = 40000 elements: above kParallelMin, so the rows are split across threads.
+  manual_seed(5);
+  const int64_t B = 4, Q = 100, K = 100;
+  const Tensor X = normal(0, 3, {B, Q, K});
+  std::vector<float> lens_v(static_cast<size_t>(B * Q));
+  for (float& v : lens_v) v = static_cast<float>(random_int(K + 1));
+  const Tensor lens = tensor(lens_v, {B, Q});
+  const Tensor y = masked_softmax(X, lens);
+  std::vector<int64_t> row_len(lens_v.begin(), lens_v.end());
+  check_masked_rows(X, y, row_len);
+  const Tensor s = softmax(X);
+  check_masked_rows(X, s, std::vector<int64_t>(static_cast<size_t>(B * Q), K));
+#ifdef _OPENMP
+  // Each row is one thread's work in a fixed order: bit-identical for 1 and 2 threads.
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const std::vector<float> one = masked_softmax(X, lens).to_vector();
+  omp_set_num_threads(2);
+  const std::vector<float> two = masked_softmax(X, lens).to_vector();
+  omp_set_num_threads(saved);
+  BOOST_TEST(one == two, tt::per_element());
+  BOOST_TEST(one == y.to_vector(), tt::per_element());
+#endif
+}
+
+BOOST_AUTO_TEST_SUITE_END()
