@@ -1,0 +1,98 @@
+"""PyTorch reference for 10.4 Bahdanau attention (sec_seq2seq_attention).
+
+Trains the book's GRU encoder + Seq2SeqAttentionDecoder on the first 600
+fra-eng pairs with the book's hyper-parameters and prints the book's lines:
+  loss 0.xxx, NNNN.N tokens/sec on cpu
+  go . => va !, bleu 1.000   (x4)
+then a `bench=` summary and peak_rss_mb. Comparison only, not a build or
+test dependency. Run from the repository root:
+  /usr/bin/python3 tools/bench/bahdanau_torch.py --threads 2 --seed 0
+"""
+import argparse
+
+import torch_common as d2l  # sets OPENBLAS_NUM_THREADS from --threads first
+import torch
+from torch import nn
+
+
+class Seq2SeqAttentionDecoder(d2l.AttentionDecoder):
+    """GRU decoder whose context at step t' is additive attention with the
+    previous last-layer hidden state as query and the encoder outputs as keys
+    and values; the GRU input is concat(context, embedding)."""
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers,
+                 dropout=0):
+        super().__init__()
+        self.attention = d2l.AdditiveAttention(num_hiddens, num_hiddens,
+                                               num_hiddens, dropout)
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers,
+                          dropout=dropout)
+        self.dense = nn.Linear(num_hiddens, vocab_size)
+
+    def init_state(self, enc_outputs, enc_valid_lens, *args):
+        outputs, hidden_state = enc_outputs
+        # keys/values (batch, steps, h); the decoder starts from the
+        # encoder's final state (layers, batch, h).
+        return (outputs.permute(1, 0, 2), hidden_state, enc_valid_lens)
+
+    def forward(self, X, state):
+        enc_outputs, hidden_state, enc_valid_lens = state
+        X = self.embedding(X).permute(1, 0, 2)  # (steps, batch, embed)
+        outputs, self._attention_weights = [], []
+        for x in X:
+            query = hidden_state[-1].unsqueeze(1)  # (batch, 1, h)
+            context = self.attention(query, enc_outputs, enc_outputs,
+                                     enc_valid_lens)
+            x = torch.cat((context, x.unsqueeze(1)), dim=-1)
+            out, hidden_state = self.rnn(x.permute(1, 0, 2), hidden_state)
+            outputs.append(out)
+            self._attention_weights.append(self.attention.attention_weights)
+        outputs = self.dense(torch.cat(outputs, dim=0))
+        return outputs.permute(1, 0, 2), [enc_outputs, hidden_state,
+                                          enc_valid_lens]
+
+    @property
+    def attention_weights(self):
+        return self._attention_weights
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--data', default=d2l.DEFAULT_FRA, help='fra.txt')
+    p.add_argument('--epochs', type=int, default=250)
+    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--threads', type=int, default=0,
+                   help='intra-op and OpenBLAS threads (0: leave as is)')
+    p.add_argument('--quick', action='store_true', help='10 epochs (smoke test)')
+    p.add_argument('--log-every', type=int, default=0,
+                   help='print loss every N epochs (0: only the book\'s line)')
+    args = p.parse_args()
+    epochs = 10 if args.quick else args.epochs
+    d2l.require_file(args.data)
+    d2l.setup(args.seed, args.threads)
+
+    # The book's hyper-parameters (10.4).
+    embed_size, num_hiddens, num_layers, dropout = 32, 32, 2, 0.1
+    batch_size, num_steps = 64, 10
+    lr, device = 0.005, 'cpu'
+
+    train_iter, src_vocab, tgt_vocab = d2l.load_data_nmt(
+        batch_size, num_steps, path=args.data)
+    encoder = d2l.Seq2SeqEncoder(len(src_vocab), embed_size, num_hiddens,
+                                 num_layers, dropout)
+    decoder = Seq2SeqAttentionDecoder(len(tgt_vocab), embed_size, num_hiddens,
+                                      num_layers, dropout)
+    net = d2l.EncoderDecoder(encoder, decoder)
+    loss, speed = d2l.train_seq2seq(net, train_iter, lr, epochs, tgt_vocab,
+                                    device, args.log_every)
+    scores = d2l.translate_book_sentences(net, src_vocab, tgt_vocab, num_steps,
+                                          device)
+    print(f'bench=bahdanau_torch seed={args.seed} threads={torch.get_num_threads()} '
+          f'epochs={epochs} loss={loss:.4f} tokens_per_sec={speed:.1f} '
+          f'bleu={",".join(f"{s:.3f}" for s in scores)} '
+          f'bleu_ones={sum(s == 1.0 for s in scores)}')
+    d2l.print_peak_rss()
+
+
+if __name__ == '__main__':
+    main()
