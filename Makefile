@@ -2,6 +2,7 @@
 #   make            optimised library, chapter programs, tools      make test        Boost.Test suite
 #   make bench      kernels vs OpenBLAS, PyTorch comparisons        make run         every chapter program
 #   make test-serial the suite from a build without OpenMP          make clean
+#   make asan       the suite under ASan+UBSan (build-asan/)         make fuzz        libFuzzer targets
 SHELL    := /bin/bash
 CXX      ?= g++
 OMP      ?= 1
@@ -37,7 +38,9 @@ TEST_OBJ  := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
 TEST_BIN  := $(BUILD)/tests/run_tests
 BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/bench/*.cpp))
 
-.PHONY: all chapters tools test test-serial bench run clean format data
+# Keep chapter and tool objects (make would delete them as intermediates).
+.SECONDARY:
+.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run clean format data
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
 chapters: $(CHAPTERS)
 tools: $(CLI_TOOLS)
@@ -72,6 +75,32 @@ test: all $(TEST_BIN)
 test-serial:
 	$(MAKE) OMP=0 BUILD=build-serial test OMP_NUM_THREADS=1
 
+# Library, tests and chapters with AddressSanitizer + UBSan, then the suite under them. The
+# flags go through the environment so the child's `?=`/`+=` lines still add -std=c++17 etc.
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+asan:
+	CXXFLAGS="$(SAN) -O1 -g" LDFLAGS="$(SAN)" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=build-asan test
+
+# libFuzzer targets tests/fuzz/fuzz_*.cpp (clang: tools/install_deps.sh --fuzz), each run for
+# FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/.
+FUZZ_SECONDS ?= 10
+FUZZ_NAMES   := $(patsubst tests/fuzz/%.cpp,%,$(wildcard tests/fuzz/fuzz_*.cpp))
+fuzz:
+	CXXFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -O1 -g" \
+	  LDFLAGS="-fsanitize=fuzzer,address,undefined" $(MAKE) CXX=clang++ OMP=0 BUILD=build-fuzz fuzz-run
+fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
+	@bad=; for t in $(FUZZ_NAMES); do mkdir -p $(BUILD)/fuzz/corpus/$$t; \
+	  if $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$t- \
+	      $(BUILD)/fuzz/corpus/$$t tests/fuzz/corpus/$$t >$(BUILD)/fuzz/$$t.log 2>&1; then r="no crash"; \
+	  else r="CRASH, see $(BUILD)/fuzz/$$t.log"; bad="$$bad $$t"; fi; \
+	  echo "$$t: $$(sed -n 's/^stat::number_of_executed_units: //p' $(BUILD)/fuzz/$$t.log) executions in $(FUZZ_SECONDS) s, $$r"; \
+	done; test -z "$$bad"
+.SECONDARY: $(FUZZ_NAMES:%=$(BUILD)/obj/tests/fuzz/%.o)
+$(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
 # Benchmarks link OpenBLAS (comparison only) and are built by `make bench` alone.
 $(BUILD)/bench/%: $(BUILD)/obj/tools/bench/%.o $(LIB)
 	@mkdir -p $(dir $@)
@@ -92,4 +121,4 @@ format:
 clean:
 	rm -rf build build-serial build-asan
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/obj/chapters/*.d $(BUILD)/obj/tools/*/*.d)
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/obj/chapters/*.d $(BUILD)/obj/tools/*/*.d $(BUILD)/obj/tests/fuzz/*.d)

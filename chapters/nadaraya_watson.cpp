@@ -72,8 +72,9 @@ Tensor off_diagonal(const Tensor& tile) {
 int main(int argc, char** argv) {
   CliArgs args("nadaraya_watson",
                "10.2 Attention Pooling: Nadaraya-Watson Kernel Regression (sec_nadaraya-watson).");
-  args.add_int("epochs", 5, "training epochs of the parametric model (the book: 5)", 1);
-  args.add_float("lr", 0.5, "SGD learning rate (the book: 0.5)", 0.0);
+  // Upper bounds refuse an absurd value (--epochs 1000000000) before anything runs.
+  args.add_int("epochs", 5, "training epochs of the parametric model (the book: 5)", 1, 100000);
+  args.add_float("lr", 0.5, "SGD learning rate (the book: 0.5)", 0.0, 100.0);
   args.add_flag("quick", "one epoch (for CI)");
   add_chapter_options(args, "out/nadaraya_watson");
   args.parse_or_exit(argc, argv);

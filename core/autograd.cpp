@@ -42,15 +42,54 @@ double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-void check_finite(const char* what, const char* op, const float* p, int64_t n,
-                  const std::vector<NodePtr>& inputs, const Shape& shape) {
+// The SectionScope labels open on this thread, outermost first.
+thread_local std::vector<const char*> g_sections;
+
+std::string section_suffix(const std::string& section) {
+  return section.empty() ? std::string() : " in section " + section;
+}
+
+int64_t first_non_finite(const float* p, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(p[i])) {
-      std::ostringstream os;
-      os << "[check_numerics] " << what << " of '" << op << "' has a non-finite value (" << p[i]
-         << ") at flat index " << i << ": " << describe_call(op, inputs, shape);
-      throw std::runtime_error(os.str());
-    }
+    if (!std::isfinite(p[i])) return i;
+  return -1;
+}
+
+// An op's output must be finite. On failure the message also says whether the bad value came
+// in through an input (fed from outside: the data, a parameter, an op run before the check
+// was on) or was created by this op (log of a negative, 0/0, exp overflow).
+void check_output(const char* op, const Node& y, const std::vector<NodePtr>& inputs) {
+  const int64_t i = first_non_finite(y.data.get(), y.numel);
+  if (i < 0) return;
+  std::ostringstream os;
+  os << "[check_numerics] output of '" << op << "' has a non-finite value (" << y.data.get()[i] << ") at flat index "
+     << i << ": " << describe_call(op, inputs, y.shape) << section_suffix(current_section()) << "; ";
+  int64_t bad = -1, at = -1;
+  for (size_t k = 0; k < inputs.size() && bad < 0; ++k)
+    if (inputs[k] && (at = first_non_finite(inputs[k]->data.get(), inputs[k]->numel)) >= 0) bad = static_cast<int64_t>(k);
+  if (bad >= 0)
+    os << "input " << bad << " " << shape_str(inputs[bad]->shape) << " already holds " << inputs[bad]->data.get()[at]
+       << " at flat index " << at << " (made by '" << inputs[bad]->op
+       << "'): it came from outside the checked ops (the data, a parameter, or an op run before the check was on)";
+  else
+    os << "its inputs are finite: the value was created by this op";
+  throw std::runtime_error(os.str());
+}
+
+// After an op's backward: the gradients it added into its inputs must be finite.
+void check_gradients(const char* op, const Node& y, const std::string& section) {
+  for (size_t k = 0; k < y.inputs.size(); ++k) {
+    const Node* in = y.inputs[k].get();
+    if (!in || !in->grad) continue;
+    const int64_t i = first_non_finite(in->grad.get(), in->numel);
+    if (i < 0) continue;
+    std::ostringstream os;
+    os << "[check_numerics] gradient of '" << op << "' has a non-finite value (" << in->grad.get()[i]
+       << ") at flat index " << i << " of input " << k << " " << shape_str(in->shape) << ": "
+       << describe_call(op, y.inputs, y.shape) << section_suffix(section)
+       << " (the op's backward, or the gradient arriving from later ops, overflowed)";
+    throw std::runtime_error(os.str());
+  }
 }
 
 }  // namespace
@@ -64,6 +103,15 @@ bool trace_enabled() { return g_trace; }
 void set_profile(bool on) { profile().on = on; }
 bool profile_enabled() { return profile().on; }
 void set_check_numerics(bool on) { g_check_numerics = on; }
+bool check_numerics_enabled() { return g_check_numerics; }
+
+SectionScope::SectionScope(const char* label) { g_sections.push_back(label); }
+SectionScope::~SectionScope() { g_sections.pop_back(); }
+std::string current_section() {
+  std::string s;
+  for (const char* label : g_sections) s += (s.empty() ? "" : " > ") + std::string(label);
+  return s;
+}
 
 void print_profile() {
   Profile& P = profile();
@@ -121,10 +169,15 @@ Tensor OpCall::finish(Tensor y, BackwardFn backward) {
     r.forward_ms += ms_since(start_);
   }
   if (g_trace) std::fprintf(stderr, "[trace] %s\n", describe_call(op_, inputs_, n.shape).c_str());
-  if (g_check_numerics) check_finite("output", op_, n.data.get(), n.numel, inputs_, n.shape);
+  if (g_check_numerics) check_output(op_, n, inputs_);
   if (needs_grad_ && backward) {
     n.requires_grad = true;
     n.inputs = std::move(inputs_);
+    if (g_check_numerics)  // the backward checks what it wrote, naming the section of its forward
+      backward = [op = op_, section = current_section(), bw = std::move(backward)](Node& y) {
+        bw(y);
+        check_gradients(op, y, section);
+      };
     n.backward_fn = std::move(backward);
   }
   return y;
@@ -172,10 +225,6 @@ void run_backward(const NodePtr& root) {
         ++r.backward_calls;
         r.backward_ms += ms_since(t0);
       }
-      if (g_check_numerics)
-        for (size_t i = 0; i < n->inputs.size(); ++i)
-          if (n->inputs[i] && n->inputs[i]->grad)
-            check_finite("gradient", n->op, n->inputs[i]->grad.get(), n->inputs[i]->numel, n->inputs, n->shape);
     }
     // Free the graph as PyTorch does (retain_graph=False): closures, links and the
     // intermediate gradients go; leaves (a root that is a leaf too) keep their .grad.

@@ -12,7 +12,10 @@
 // finish() links y to its inputs when grad mode is on and some input requires a gradient,
 // and is where the teaching switches hang: D2L_TRACE=1 prints "softmax (2, 4) -> (2, 4)",
 // D2L_PROFILE=1 adds the forward time (and the backward engine the backward time) to the
-// per-op table printed at exit, D2L_CHECK_NUMERICS=1 stops at the first non-finite output.
+// per-op table printed at exit, D2L_CHECK_NUMERICS=1 stops at the first non-finite output
+// (and, for ops recorded while it is on, at the first non-finite gradient in backward),
+// naming the op, its input shapes and the SectionScope it ran in, like PyTorch's
+// torch.autograd.set_detect_anomaly.
 // The backward closure receives the *output* node; it must not capture a Tensor handle to
 // its own output (a shared_ptr cycle: the graph would never be freed).
 #pragma once
@@ -65,6 +68,21 @@ void set_profile(bool on);    // also D2L_PROFILE=1; the table prints at exit or
 bool profile_enabled();
 void print_profile();         // op, calls, forward ms, backward ms; then clears the table
 void set_check_numerics(bool on);  // also D2L_CHECK_NUMERICS=1
+bool check_numerics_enabled();
+
+// RAII: names the book section (or layer) whose ops run while it lives, for the numerics
+// check's message. Layers open one in forward, and nested layers nest:
+//   SectionScope section("10.5 MultiHeadAttention");
+// makes a NaN inside read "... in 10.7 EncoderBlock > 10.5 MultiHeadAttention". The label
+// must outlive the scope (a string literal). Per thread; costs a push and a pop.
+class SectionScope {
+ public:
+  explicit SectionScope(const char* label);
+  ~SectionScope();
+  SectionScope(const SectionScope&) = delete;
+  SectionScope& operator=(const SectionScope&) = delete;
+};
+std::string current_section();  // "10.7 EncoderBlock > 10.5 MultiHeadAttention", or ""
 // Writes the graph that produced `root` as Graphviz DOT (render: dot -Tpng graph.dot).
 void to_dot(const Tensor& root, const std::string& path);
 

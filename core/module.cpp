@@ -152,9 +152,13 @@ void Module::load(const std::string& path) {
     const std::string name(r.bytes(len, "name"), len);
     const auto& [want, t] = params[i];
     if (name != want) file_error(path, "parameter " + std::to_string(i) + " is '" + name + "', the model expects '" + want + "'");
+    // The number of dims first: a corrupt count must not be read as that many sizes.
     const uint32_t nd = r.get<uint32_t>("ndim");
+    if (nd != t.shape().size())
+      file_error(path, "parameter '" + name + "' has ndim " + std::to_string(nd) + ", the model expects shape " +
+                           shape_str(t.shape()));
     Shape shape;
-    for (uint32_t d = 0; d < nd && d < 16; ++d) shape.push_back(r.get<int64_t>("shape"));
+    for (uint32_t d = 0; d < nd; ++d) shape.push_back(r.get<int64_t>("shape"));
     if (shape != t.shape())
       file_error(path, "parameter '" + name + "' has shape " + shape_str(shape) + ", the model expects " + shape_str(t.shape()));
     data[i] = r.bytes(sizeof(float) * t.numel(), "parameter data");

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/autograd.h"
+#include "core/kernels/fast_exp.h"
 #include "core/ops.h"
 #include "core/parallel.h"
 
@@ -199,17 +200,18 @@ Tensor sqrt(const Tensor& x) {
 }
 // d tanh(x) = 1 - tanh²(x).
 Tensor tanh(const Tensor& x) {
-  return unary(x, "tanh", [](float v) { return std::tanh(v); }, [](float, float y) { return 1.0f - y * y; });
+  // tanh(x) = 1 − 2 / (e^{2x} + 1) with the vectorisable fast_exp (std::tanh is a library
+  // call per element: a quarter of a Bahdanau training step went there). Absolute error
+  // ≈ 1e-7; the form saturates cleanly to ±1 for large |x|.
+  return unary(x, "tanh", [](float v) { return 1.0f - 2.0f / (fast_exp(2.0f * v) + 1.0f); },
+               [](float, float y) { return 1.0f - y * y; });
 }
 // σ(x) = 1 / (1 + e^-x), computed without overflow for large |x|; dσ = σ (1 - σ).
 Tensor sigmoid(const Tensor& x) {
   return unary(
       x, "sigmoid",
-      [](float v) {
-        if (v >= 0) return 1.0f / (1.0f + std::exp(-v));
-        const float e = std::exp(v);
-        return e / (1.0f + e);
-      },
+      // 1 / (1 + e^{-x}) with fast_exp: e^{-x} overflows to inf for x < -88, giving 0.
+      [](float v) { return 1.0f / (1.0f + fast_exp(-v)); },
       [](float, float y) { return y * (1.0f - y); });
 }
 // ReLU's derivative at exactly 0 is taken as 0, as PyTorch does.

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "core/autograd.h"
 #include "core/check.h"
 #include "core/ops.h"
 
@@ -45,6 +46,7 @@ AdditiveAttention::AdditiveAttention(int64_t key_size, int64_t query_size, int64
 
 Tensor AdditiveAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
                                   const Tensor& valid_lens) {
+  SectionScope section("10.3 AdditiveAttention");
   check_attention_args("AdditiveAttention", queries, keys, values, valid_lens);
   check(queries.size(2) == W_q.in_features && keys.size(2) == W_k.in_features, "AdditiveAttention",
         "expected queries (..., query_size = ", W_q.in_features, ") and keys (..., key_size = ", W_k.in_features,
@@ -69,6 +71,7 @@ DotProductAttention::DotProductAttention(float dropout) : dropout(dropout) {
 
 Tensor DotProductAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
                                     const Tensor& valid_lens) {
+  SectionScope section("10.3 DotProductAttention");
   check_attention_args("DotProductAttention", queries, keys, values, valid_lens);
   check(queries.size(2) == keys.size(2), "DotProductAttention",
         "queries and keys must have the same length d: queries ",

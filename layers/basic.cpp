@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "core/autograd.h"
 #include "core/check.h"
 #include "core/ops.h"
 #include "core/optim.h"
@@ -23,6 +24,7 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
 }
 
 Tensor Linear::forward(const Tensor& x) const {
+  SectionScope section("Linear");
   check(x.defined() && x.ndim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., ", in_features,
         "), got ", x.defined() ? x.shape() : Shape{}, " for weight ", weight.shape());
   return linear(x, weight, bias);  // x (..., in) -> (..., out), one GEMM reading weight transposed
@@ -33,7 +35,10 @@ Dropout::Dropout(float p) : p(p) {
   check(p >= 0.0f && p <= 1.0f, "Dropout", "p must be in [0, 1], got ", p);
 }
 
-Tensor Dropout::forward(const Tensor& x) const { return dropout(x, p, training()); }
+Tensor Dropout::forward(const Tensor& x) const {
+  SectionScope section("Dropout");
+  return dropout(x, p, training());
+}
 
 // --- Embedding -----------------------------------------------------------------------------
 Embedding::Embedding(int64_t vocab_size, int64_t embed_size) : vocab_size(vocab_size), embed_size(embed_size) {
@@ -42,7 +47,10 @@ Embedding::Embedding(int64_t vocab_size, int64_t embed_size) : vocab_size(vocab_
   weight = register_parameter("weight", normal(0.0f, 1.0f, {vocab_size, embed_size}));
 }
 
-Tensor Embedding::forward(const Tensor& indices) const { return embedding(weight, indices); }
+Tensor Embedding::forward(const Tensor& indices) const {
+  SectionScope section("Embedding");
+  return embedding(weight, indices);
+}
 
 // --- LayerNorm -----------------------------------------------------------------------------
 LayerNorm::LayerNorm(Shape normalized_shape, float eps) : normalized_shape(std::move(normalized_shape)), eps(eps) {
@@ -54,6 +62,9 @@ LayerNorm::LayerNorm(Shape normalized_shape, float eps) : normalized_shape(std::
   bias = register_parameter("bias", zeros(this->normalized_shape));
 }
 
-Tensor LayerNorm::forward(const Tensor& x) const { return layer_norm(x, normalized_shape, weight, bias, eps); }
+Tensor LayerNorm::forward(const Tensor& x) const {
+  SectionScope section("LayerNorm");
+  return layer_norm(x, normalized_shape, weight, bias, eps);
+}
 
 }  // namespace d2l

@@ -4,6 +4,7 @@
 // the core ops; the heads themselves are one DotProductAttention over batch_size * num_heads.
 #include "layers/multihead_attention.h"
 
+#include "core/autograd.h"
 #include "core/check.h"
 #include "core/ops.h"
 
@@ -58,6 +59,7 @@ MultiHeadAttention::MultiHeadAttention(int64_t key_size, int64_t query_size, int
 
 Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
                                    const Tensor& valid_lens) {
+  SectionScope section("10.5 MultiHeadAttention");
   check_attention_args("MultiHeadAttention", queries, keys, values, valid_lens);
   check(queries.size(2) == W_q.in_features && keys.size(2) == W_k.in_features && values.size(2) == W_v.in_features,
         "MultiHeadAttention", "expected query_size ", W_q.in_features, ", key_size ", W_k.in_features,

@@ -4,6 +4,7 @@
 // pow, softmax, bmm), so the gradient with respect to w comes from their backward passes.
 #include "layers/nadaraya_watson.h"
 
+#include "core/autograd.h"
 #include "core/check.h"
 #include "core/ops.h"
 
@@ -12,6 +13,7 @@ namespace d2l {
 NWKernelRegression::NWKernelRegression() { w = register_parameter("w", rand({1})); }
 
 Tensor NWKernelRegression::forward(const Tensor& queries, const Tensor& keys, const Tensor& values) {
+  SectionScope section("10.2 NWKernelRegression");
   check(queries.defined() && keys.defined() && values.defined(), "NWKernelRegression",
         "queries, keys and values must be defined");
   check(queries.ndim() == 1 && keys.ndim() == 2 && keys.shape() == values.shape() && keys.size(0) == queries.size(0),

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/autograd.h"
 #include "core/check.h"
 #include "core/ops.h"
 
@@ -30,6 +31,7 @@ PositionalEncoding::PositionalEncoding(int64_t num_hiddens, float dropout, int64
 }
 
 Tensor PositionalEncoding::forward(const Tensor& X) const {
+  SectionScope section("10.6 PositionalEncoding");
   check(X.defined() && X.ndim() == 3 && X.size(1) <= max_len && X.size(2) == num_hiddens, "PositionalEncoding",
         "expected X (batch_size, no. of steps <= max_len = ", max_len, ", num_hiddens = ", num_hiddens, "), got ",
         X.defined() ? X.shape() : Shape{});

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/autograd.h"
 #include "core/ops.h"
 
 namespace d2l {
@@ -14,7 +15,10 @@ PositionWiseFFN::PositionWiseFFN(int64_t ffn_num_input, int64_t ffn_num_hiddens,
   register_module("dense2", dense2);
 }
 
-Tensor PositionWiseFFN::forward(const Tensor& X) const { return dense2(relu(dense1(X))); }
+Tensor PositionWiseFFN::forward(const Tensor& X) const {
+  SectionScope section("10.7 PositionWiseFFN");
+  return dense2(relu(dense1(X)));
+}
 
 AddNorm::AddNorm(Shape normalized_shape, float dropout_p) : dropout(dropout_p), ln(std::move(normalized_shape)) {
   register_module("dropout", dropout);
@@ -22,6 +26,7 @@ AddNorm::AddNorm(Shape normalized_shape, float dropout_p) : dropout(dropout_p), 
 }
 
 Tensor AddNorm::forward(const Tensor& X, const Tensor& Y) const {
+  SectionScope section("10.7 AddNorm");
   check(X.shape() == Y.shape(), "AddNorm", "X ", X.shape(), " and Y ", Y.shape(), " must have the same shape");
   return ln(dropout(Y) + X);
 }
@@ -40,6 +45,7 @@ EncoderBlock::EncoderBlock(int64_t key_size, int64_t query_size, int64_t value_s
 }
 
 Tensor EncoderBlock::forward(const Tensor& X, const Tensor& valid_lens) {
+  SectionScope section("10.7 EncoderBlock");
   const Tensor Y = addnorm1(X, attention(X, X, X, valid_lens));
   return addnorm2(Y, ffn(Y));
 }
@@ -59,6 +65,7 @@ TransformerEncoder::TransformerEncoder(int64_t vocab_size, int64_t key_size, int
 }
 
 EncoderOutputs TransformerEncoder::forward(const Tensor& X, const Tensor& valid_lens) {
+  SectionScope section("10.7 TransformerEncoder");
   // X: (batch_size, num_steps) -> (batch_size, num_steps, num_hiddens)
   Tensor H = pos_encoding(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)));
   attention_weights.clear();
@@ -88,6 +95,7 @@ DecoderBlock::DecoderBlock(int64_t key_size, int64_t query_size, int64_t value_s
 }
 
 Tensor DecoderBlock::forward(const Tensor& X, DecoderState& state) {
+  SectionScope section("10.7 DecoderBlock");
   const Tensor& enc_outputs = state[0];
   const Tensor& enc_valid_lens = state[1];
   Tensor& cache = state[2 + i];
@@ -136,6 +144,7 @@ DecoderState TransformerDecoder::init_state(const EncoderOutputs& enc_outputs, c
 }
 
 std::pair<Tensor, DecoderState> TransformerDecoder::forward(const Tensor& X, const DecoderState& state_in) {
+  SectionScope section("10.7 TransformerDecoder");
   check(static_cast<int64_t>(state_in.size()) == 2 + num_layers, "TransformerDecoder", "state has ", state_in.size(),
         " entries, expected 2 + num_layers = ", 2 + num_layers, " (use init_state)");
   DecoderState state = state_in;

@@ -53,6 +53,9 @@ const std::vector<Chapter> kChapters = {
     {"natural_language_inference_attention", "--quick --premise 'a man is sleeping .' --hypothesis 'a man is awake .'",
      {"train_ch13.png", "alignment.png", "alignment_cli.png"},
      {"read 540 examples", "examples/sec on cpu", "predict_snli(['he', 'is', 'good', '.'], ['he', 'is', 'bad', '.']): "}},
+    {"transformer", "--quick --translate 'i am cold .'",
+     {"loss.png", "encoder_self_attention.png", "decoder_self_attention.png", "decoder_encoder_attention.png"},
+     {"[-1.0000, -1.0000]", "(2, 100, 24)", "tokens/sec on cpu", "i'm home . => ", "(2, 4, 10, 10)"}},
 };
 
 // Boost.Test names each data sample by printing it.

@@ -107,6 +107,19 @@ std::string split_file(const fs::path& dir, bool is_train) {
   return "";
 }
 
+// The length of the clitic ending `word` (n't 's 're 've 'll 'm 'd, any case), or 0. The
+// clitic must follow something: "'s" alone is already a token.
+size_t clitic_length(const std::string& word) {
+  static const char* kClitics[] = {"n't", "'s", "'re", "'ve", "'ll", "'m", "'d"};
+  std::string lower = word;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* clitic : kClitics) {
+    const size_t n = std::char_traits<char>::length(clitic);
+    if (lower.size() > n && lower.compare(lower.size() - n, n, clitic) == 0) return n;
+  }
+  return 0;
+}
+
 }  // namespace
 
 // SNLI's sentences were tokenised by the Stanford parser before the binary parses were
@@ -124,7 +137,6 @@ std::string split_file(const fs::path& dir, bool is_train) {
 // tokenised) and the book's own sentences go through the same function.
 std::string split_punctuation(const std::string& sentence) {
   static const std::string kLeading = "\"([{", kTrailing = ".,!?;:\"')]}";
-  static const char* kClitics[] = {"'s", "'re", "'ve", "'ll", "'m", "'d"};
   std::vector<std::string> out;
   const std::vector<std::string> chunks = tokenize_words({sentence})[0];
   for (const auto& chunk : chunks) {
@@ -135,30 +147,25 @@ std::string split_punctuation(const std::string& sentence) {
     }
     size_t b = 0, e = chunk.size();
     for (; kLeading.find(chunk[b]) != std::string::npos; ++b) out.push_back(chunk.substr(b, 1));
+    // From the right, repeatedly: trailing punctuation, then a clitic, until neither is
+    // left, so punctuation a clitic hid is split too ("boss\"'s" -> boss " 's, as the
+    // parser does) and the result is a fixed point (tokenised text comes back unchanged).
     std::vector<std::string> tail;  // collected right to left
-    while (kTrailing.find(chunk[e - 1]) != std::string::npos) {
-      size_t s = e - 1;
-      if (chunk[s] == '.')
-        while (s > b && chunk[s - 1] == '.') --s;
-      tail.push_back(chunk.substr(s, e - s));
-      e = s;
+    for (size_t n = 1; n > 0;) {
+      while (e > b && kTrailing.find(chunk[e - 1]) != std::string::npos) {
+        size_t s = e - 1;
+        if (chunk[s] == '.')
+          while (s > b && chunk[s - 1] == '.') --s;
+        tail.push_back(chunk.substr(s, e - s));
+        e = s;
+      }
+      n = clitic_length(chunk.substr(b, e - b));
+      if (n > 0) {
+        tail.push_back(chunk.substr(e - n, n));
+        e -= n;
+      }
     }
-    std::string core = chunk.substr(b, e - b), lower = core;
-    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    size_t cut = std::string::npos;
-    if (lower.size() > 3 && lower.compare(lower.size() - 3, 3, "n't") == 0) cut = lower.size() - 3;
-    for (const char* clitic : kClitics) {
-      const size_t n = std::char_traits<char>::length(clitic);
-      if (cut == std::string::npos && lower.size() > n &&
-          lower.compare(lower.size() - n, n, clitic) == 0)
-        cut = lower.size() - n;
-    }
-    if (cut == std::string::npos) {
-      out.push_back(core);
-    } else {
-      out.push_back(core.substr(0, cut));
-      out.push_back(core.substr(cut));
-    }
+    if (e > b) out.push_back(chunk.substr(b, e - b));
     out.insert(out.end(), tail.rbegin(), tail.rend());
   }
   std::string joined;

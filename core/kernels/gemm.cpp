@@ -74,68 +74,55 @@ namespace {
 // An FMA has 4 cycles latency and two issue per cycle, so at least 8 independent chains are
 // needed; 28 keeps both FMA units busy while loads (2 of B + 14 broadcasts per 28 FMAs) stay
 // well under the 2-3 loads per cycle the core can do.
-constexpr int64_t kMR = 14, kNR = 32, kKC = 256, kMC = 14 * 12, kNC = 2048;
-template <int64_t RS, int64_t CS>
-void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
-                  int64_t ldc, bool overwrite) {
-  __m512 c0[kMR], c1[kMR];
-#pragma GCC unroll 14
-  for (int i = 0; i < kMR; ++i) {
-    c0[i] = c1[i] = _mm512_setzero_ps();
-    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);  // prefetch of C, see above
-    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + 16), _MM_HINT_T0);
-  }
-  for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR) {
-    const __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
-#pragma GCC unroll 14
-    for (int i = 0; i < kMR; ++i) {
-      const __m512 a = _mm512_set1_ps(Ap[i * RS]);
-      c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
-      c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
-    }
-  }
-#pragma GCC unroll 14
-  for (int i = 0; i < kMR; ++i) {
-    float* c = C + i * ldc;
-    if (!overwrite) {
-      c0[i] = _mm512_add_ps(_mm512_loadu_ps(c), c0[i]);
-      c1[i] = _mm512_add_ps(_mm512_loadu_ps(c + 16), c1[i]);
-    }
-    _mm512_storeu_ps(c, c0[i]);
-    _mm512_storeu_ps(c + 16, c1[i]);
-  }
-}
+constexpr int64_t kMR = 14, kNR = 32, kKC = 256, kMC = 14 * 12, kNC = 2048, kW = 16;
+using Vec = __m512;  // kW floats
+inline Vec vzero() { return _mm512_setzero_ps(); }
+inline Vec vload(const float* p) { return _mm512_load_ps(p); }  // 64-byte aligned
+inline Vec vloadu(const float* p) { return _mm512_loadu_ps(p); }
+inline void vstoreu(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+inline Vec vbroadcast(const float* p) { return _mm512_set1_ps(*p); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }  // a*b + c, one rounding
+inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 #elif defined(__AVX2__) && defined(__FMA__)
 // 16 ymm registers: 6 x 16 tile = 12 accumulators + 2 for the row of B + 1 broadcast (the
 // tile BLIS uses on Haswell): 12 chains cover the FMA latency x throughput product of 10.
-constexpr int64_t kMR = 6, kNR = 16, kKC = 256, kMC = 6 * 24, kNC = 2048;
+constexpr int64_t kMR = 6, kNR = 16, kKC = 256, kMC = 6 * 24, kNC = 2048, kW = 8;
+using Vec = __m256;
+inline Vec vzero() { return _mm256_setzero_ps(); }
+inline Vec vload(const float* p) { return _mm256_load_ps(p); }
+inline Vec vloadu(const float* p) { return _mm256_loadu_ps(p); }
+inline void vstoreu(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline Vec vbroadcast(const float* p) { return _mm256_broadcast_ss(p); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+#endif
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+// The tile is MR rows x two vectors (NR = 2 kW); c0[i], c1[i] hold row i in registers.
 template <int64_t RS, int64_t CS>
 void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
                   int64_t ldc, bool overwrite) {
-  __m256 c0[kMR], c1[kMR];
-#pragma GCC unroll 6
+  Vec c0[kMR], c1[kMR];
+#pragma GCC unroll 16
   for (int i = 0; i < kMR; ++i) {
-    c0[i] = c1[i] = _mm256_setzero_ps();
-    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);
+    c0[i] = c1[i] = vzero();
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);  // prefetch of C, see above
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + kNR - 1), _MM_HINT_T0);
   }
   for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR) {
-    const __m256 b0 = _mm256_load_ps(Bp), b1 = _mm256_load_ps(Bp + 8);
-#pragma GCC unroll 6
+    const Vec b0 = vload(Bp), b1 = vload(Bp + kW);
+#pragma GCC unroll 16
     for (int i = 0; i < kMR; ++i) {
-      const __m256 a = _mm256_broadcast_ss(Ap + i * RS);
-      c0[i] = _mm256_fmadd_ps(a, b0, c0[i]);
-      c1[i] = _mm256_fmadd_ps(a, b1, c1[i]);
+      const Vec a = vbroadcast(Ap + i * RS);
+      c0[i] = vfma(a, b0, c0[i]);
+      c1[i] = vfma(a, b1, c1[i]);
     }
   }
-#pragma GCC unroll 6
+#pragma GCC unroll 16
   for (int i = 0; i < kMR; ++i) {
     float* c = C + i * ldc;
-    if (!overwrite) {
-      c0[i] = _mm256_add_ps(_mm256_loadu_ps(c), c0[i]);
-      c1[i] = _mm256_add_ps(_mm256_loadu_ps(c + 8), c1[i]);
-    }
-    _mm256_storeu_ps(c, c0[i]);
-    _mm256_storeu_ps(c + 8, c1[i]);
+    vstoreu(c, overwrite ? c0[i] : vadd(vloadu(c), c0[i]));
+    vstoreu(c + kW, overwrite ? c1[i] : vadd(vloadu(c + kW), c1[i]));
   }
 }
 #else
@@ -154,10 +141,13 @@ void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restric
 }
 #endif
 
-// Fork threads only when the product has at least this many multiply-adds (M*N*K). Chosen by
-// timing gemm on the 2-core bench machine at square and book-shaped sizes with 1 and 2 threads:
-// see the measurement quoted in tools/bench/README.md.
-constexpr double kGemmParallelMin = 1 << 18;
+// Fork threads only when the product has at least this many multiply-adds (M*N*K), about
+// 20 us of work for one core. Chosen by timing gemm with 1 and 2 threads (forking forced on)
+// on the 2-core machine, square sizes 32..192 and book shapes: 2 threads lose below ~1M
+// (64^3: 0.5x or worse, 96^3: 0.8x, 100^3: 0.8x), break even around 128^3 = 2.1M and win
+// above (160^3: 1.1x, 640 x 64 x 64: 1.3x, 64 x 1000 x 32: 1.4x). Tall products win a little
+// earlier (640 x 32 x 32 = 655k: 1.1x), hence the threshold at the low end of the crossover.
+constexpr double kGemmParallelMin = 1 << 20;
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -221,7 +211,12 @@ void pack_B_panel(const Job& j, int64_t j0, int64_t nr, int64_t p0, int64_t kc, 
   if (nr < kNR) std::fill(Bp, Bp + kc * kNR, 0.0f);  // the zero padding of an edge panel
   if (!j.trans_b) {  // B stored (K, N): each row of the panel is a contiguous run of B
     const float* src = j.B + p0 * j.N + j0;
-    for (int64_t k = 0; k < kc; ++k) std::copy(src + k * j.N, src + k * j.N + nr, Bp + k * kNR);
+    for (int64_t k = 0; k < kc; ++k) {
+      if (nr == kNR)  // a fixed count: inlined vector moves rather than a memcpy call per row
+        for (int64_t c = 0; c < kNR; ++c) Bp[k * kNR + c] = src[k * j.N + c];
+      else
+        std::copy(src + k * j.N, src + k * j.N + nr, Bp + k * kNR);
+    }
   } else if (nr == kNR) {  // B stored (N, K): gather one k from NR rows of B (NR streams)
     const float* src = j.B + j0 * j.K + p0;
     for (int64_t k = 0; k < kc; ++k)
@@ -310,8 +305,6 @@ void gemm_small(const Job& j) {
 }
 
 // One thread, blocks in plain order. Used for small products and for each matrix of a batch.
-void gemm_serial(const Job& j);
-void gemm_one_thread(const Job& j) { j.M <= kSmallM ? gemm_small(j) : gemm_serial(j); }
 void gemm_serial(const Job& j) {
   const int64_t NCb = column_block(j.N, j.K);
   float* Bp = tl_packed_b.reserve(j.K * NCb);
@@ -323,6 +316,8 @@ void gemm_serial(const Job& j) {
     for (int64_t ic = 0; ic < j.M; ic += kMC) row_block(j, Bp, P * kNR, Ap, ic, std::min(kMC, j.M - ic), jc, nc, 0, P);
   }
 }
+
+void gemm_one_thread(const Job& j) { j.M <= kSmallM ? gemm_small(j) : gemm_serial(j); }
 
 // How to cut the M x nc block of C (R = ceil(M/MR) micro-rows, P micro-panels) into ni x nj
 // tasks for T threads. Tall blocks: split rows into ni pieces, a multiple of T, each at most

@@ -1,0 +1,144 @@
+// chapters/bahdanau_attention.cpp — 10.4 Bahdanau 注意力 / Bahdanau Attention
+// (sec_seq2seq_attention).
+//
+// Prints, as the book:
+//   the decoder's shape check  ((4, 7, 10), 3, (4, 7, 16), 2, (4, 16))
+//   loss 0.xxx, NNNN.N tokens/sec on cpu        after training on the fra-eng pairs
+//   go . => va !, bleu 1.000                    for the book's four sentences
+// and writes, under --out (default out/bahdanau_attention/):
+//   train_seq2seq.png   the loss curve (the book's Animator)
+//   attention.png       the decoder's attention over the last sentence, keys cut to its
+//                       length + 1 (the <eos>)
+//   translate.png       the same for --translate "sentence"
+// Data: --data PATH (a fra.txt), else data/fra-eng/fra.txt from `make data`, else the
+// bundled chapters/data/fra-eng-small.txt; the first 600 pairs, as the book. The program
+// says which file it read. --save FILE / --load FILE store and restore the trained
+// parameters (the core's parameter files); with --load, training is skipped, e.g.
+//   bahdanau_attention --save model.bin
+//   bahdanau_attention --load model.bin --translate "i'm cold ."
+// Everything after the shape check depends on the random init and the shuffle, so the
+// loss, the translations and the heatmap differ from the book's run in their details.
+// Run time: about a minute for 250 epochs on 2 cores (--quick: 10 epochs, a few seconds).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "core/ops.h"
+#include "layers/bahdanau_attention.h"
+#include "layers/seq2seq.h"
+#include "tools/bleu.h"
+#include "tools/cli_args.h"
+#include "tools/figures.h"
+#include "tools/nmt_data.h"
+#include "tools/text.h"
+#include "tools/train_seq2seq.h"
+
+using namespace d2l;
+
+namespace {
+
+void banner(const char* title) { std::printf("\n== %s\n", title); }
+
+int64_t count_words(const std::string& s) {
+  int64_t n = 0;
+  for (const std::string& w : split(s, ' ')) n += !w.empty();
+  return n;
+}
+
+// The book: concat the steps' weights, reshape to (1, 1, no. of steps, num_steps), and
+// show the keys up to the source length + 1 (the source's <eos>).
+void draw_attention(const std::vector<Tensor>& steps, const std::string& sentence, int64_t num_steps,
+                    const std::string& path) {
+  check(!steps.empty(), "bahdanau_attention", "no attention weights were saved for '", sentence, "'");
+  std::vector<Tensor> rows;
+  for (const Tensor& s : steps) rows.push_back(reshape(s, {1, num_steps}));  // step[0][0]
+  const Tensor attention_weights = reshape(concat(rows, 0), {1, 1, -1, num_steps});
+  const int64_t keys = std::min(count_words(sentence) + 1, num_steps);
+  show_heatmaps(slice(attention_weights, 3, 0, keys), "Key positions", "Query positions", {}, path);
+  std::printf("saved %s\n", path.c_str());
+}
+
+int run(int argc, char** argv) {
+  CliArgs args("bahdanau_attention", "10.4 Bahdanau attention: a GRU encoder-decoder with additive attention, "
+                                     "trained on English-French pairs");
+  args.add_int("epochs", 250, "training epochs (the book: 250)", 1);
+  args.add_string("data", "", "fra.txt to read (default: data/fra-eng/fra.txt, else the bundled corpus)");
+  args.add_string("save", "", "write the trained parameters to FILE");
+  args.add_string("load", "", "read parameters from FILE instead of training");
+  args.add_string("translate", "", "also translate this English sentence and draw its attention");
+  args.add_flag("quick", "10 epochs (a smoke test)");
+  add_chapter_options(args, "out/bahdanau_attention", 0);
+  args.parse_or_exit(argc, argv);
+  const std::string out = apply_chapter_options(args);
+
+  // The book's hyper-parameters.
+  const int64_t embed_size = 32, num_hiddens = 32, num_layers = 2;
+  const float dropout = 0.1f;
+  const int64_t batch_size = 64, num_steps = 10;
+  const float lr = 0.005f;
+  const int64_t num_epochs = args.get_flag("quick") ? 10 : args.get_int("epochs");
+
+  banner("10.4.2 定义注意力解码器 / Defining the Decoder with Attention");
+  {
+    Seq2SeqEncoder encoder(10, 8, 16, 2);
+    encoder.eval();
+    Seq2SeqAttentionDecoder decoder(10, 8, 16, 2);
+    decoder.eval();
+    const Tensor X = zeros({4, 7});  // (batch_size, num_steps)
+    const DecoderState state0 = decoder.init_state(encoder(X), Tensor());
+    auto [output, state] = decoder(X, state0);
+    // output.shape, len(state), state[0].shape, len(state[1]), state[1][0].shape
+    std::printf("(%s, %zu, %s, %lld, %s)\n", shape_str(output.shape()).c_str(), state.size(),
+                shape_str(state[0].shape()).c_str(), static_cast<long long>(state[1].size(0)),
+                shape_str(select(state[1], 0, 0).shape()).c_str());
+  }
+
+  banner("10.4.3 训练 / Training");
+  const DataSource source = resolve_nmt_data(args.get_string("data"));
+  std::printf("using data: %s\n", source.description.c_str());
+  const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
+  const Vocab &src_vocab = data.src_vocab, &tgt_vocab = data.tgt_vocab;
+  Seq2SeqEncoder encoder(src_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
+  Seq2SeqAttentionDecoder decoder(tgt_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
+  EncoderDecoder net(encoder, decoder);
+  if (!args.get_string("load").empty()) {
+    net.load(args.get_string("load"));
+    std::printf("loaded %s (training skipped)\n", args.get_string("load").c_str());
+  } else {
+    train_seq2seq(net, data, lr, num_epochs, tgt_vocab, "cpu", {out + "/train_seq2seq.png"});
+  }
+  if (!args.get_string("save").empty()) {
+    net.save(args.get_string("save"));
+    std::printf("saved %s\n", args.get_string("save").c_str());
+  }
+
+  const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
+  const std::vector<std::string> fras{"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
+  std::vector<Tensor> dec_attention_weight_seq;
+  for (size_t i = 0; i < engs.size(); ++i) {
+    auto [translation, weights] = predict_seq2seq(net, engs[i], src_vocab, tgt_vocab, num_steps, "cpu", true);
+    std::printf("%s => %s, bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+    dec_attention_weight_seq = weights;
+  }
+  draw_attention(dec_attention_weight_seq, engs.back(), num_steps, out + "/attention.png");
+
+  if (const std::string sentence = args.get_string("translate"); !sentence.empty()) {
+    auto [translation, weights] = predict_seq2seq(net, sentence, src_vocab, tgt_vocab, num_steps, "cpu", true);
+    std::printf("%s => %s\n", sentence.c_str(), translation.c_str());
+    draw_attention(weights, lower_utf8(sentence), num_steps, out + "/translate.png");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

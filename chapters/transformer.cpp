@@ -1,0 +1,165 @@
+// chapters/transformer.cpp — 10.7 Transformer (sec_transformer).
+//
+// Prints, in the book's order: the position-wise FFN demo, layer norm vs batch norm, the
+// shapes of AddNorm, EncoderBlock, TransformerEncoder and DecoderBlock; then trains the
+// book's 2-layer, 4-head Transformer on fra-eng (200 epochs), prints the loss line, the
+// four translations with BLEU and the attention-weight shapes, and writes
+//   out/transformer/loss.png                 the training curve
+//   out/transformer/encoder_self_attention.png, decoder_self_attention.png,
+//   out/transformer/decoder_encoder_attention.png   2×4 grids, one heatmap per layer and head
+// Data: --data, else data/fra-eng/fra.txt (make data), else chapters/data/fra-eng-small.txt.
+// Run time: a few minutes on two cores (--quick: seconds). Everything after the shape
+// demos depends on the random init, so numbers differ from the book's in the last digits.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "core/autograd.h"
+#include "core/ops.h"
+#include "layers/transformer.h"
+#include "tools/bleu.h"
+#include "tools/cli_args.h"
+#include "tools/figures.h"
+#include "tools/nmt_data.h"
+#include "tools/train_seq2seq.h"
+
+using namespace d2l;
+
+namespace {
+
+// The book's decoder heatmap prep: per step and block, the self-attention of head h has
+// step+1 keys; missing keys are filled with 0 (pandas fillna(0.0)), giving
+// (num_layers, num_heads, no. of steps, num_steps). `which` 0: self, 1: encoder–decoder.
+Tensor decoder_weights(const std::vector<std::vector<Tensor>>& seq, int which, int64_t num_layers, int64_t num_heads,
+                       int64_t num_steps) {
+  const int64_t S = static_cast<int64_t>(seq.size());
+  Tensor W = zeros({num_layers, num_heads, S, num_steps});
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t l = 0; l < num_layers; ++l) {
+      const Tensor& w = seq[s].at(which * num_layers + l);  // (num_heads, 1, no. of keys)
+      const int64_t keys = std::min(w.size(2), num_steps);
+      for (int64_t h = 0; h < num_heads; ++h)
+        for (int64_t k = 0; k < keys; ++k) W.at({l, h, s, k}) = w.at({h, 0, k});
+    }
+  return W;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CliArgs args("transformer", "10.7 Transformer: the book's demos, then training on English-French and translation.");
+  args.add_int("epochs", 200, "training epochs (the book: 200)", 0, 100000);
+  args.add_string("data", "", "fra.txt to train on (default: data/fra-eng/fra.txt, else the bundled corpus)");
+  args.add_string("save", "", "write the trained parameters to FILE");
+  args.add_string("load", "", "read parameters from FILE instead of training");
+  args.add_string("translate", "", "translate this English sentence too and draw its attention");
+  args.add_flag("pe-offset", "in prediction add the true position's encoding, not position 0 (the book's quirk)");
+  args.add_flag("quick", "20 epochs: a smoke test");
+  add_chapter_options(args, "out/transformer", 0);
+  args.parse_or_exit(argc, argv);
+  try {
+    const std::string out = apply_chapter_options(args);
+
+    print_banner("基于位置的前馈网络 / positionwise feed-forward network");
+    PositionWiseFFN ffn(4, 4, 8);
+    ffn.eval();
+    std::cout << select(ffn(ones({2, 3, 4})), 0, 0) << "\n";
+
+    print_banner("残差连接和层规范化 / residual connection and layer normalization");
+    LayerNorm ln(2);
+    const Tensor X2 = tensor({{1, 2}, {2, 3}});
+    // nn.BatchNorm1d(2) in training mode normalises each column with the batch's own
+    // mean and (biased) variance: the same formula as layer_norm, over dim 0 instead.
+    const Tensor centred = X2 - mean(X2, 0, true);
+    const Tensor bn = centred / sqrt(mean(centred * centred, 0, true) + 1e-5f);
+    std::cout << "layer norm: " << ln(X2) << "\nbatch norm: " << bn << "\n";
+    AddNorm add_norm({3, 4}, 0.5f);
+    add_norm.eval();
+    std::cout << shape_str(add_norm(ones({2, 3, 4}), ones({2, 3, 4})).shape()) << "\n";
+
+    print_banner("编码器 / encoder");
+    const Tensor X = ones({2, 100, 24}), valid_lens = tensor({3, 2});
+    EncoderBlock encoder_blk(24, 24, 24, 24, {100, 24}, 24, 48, 8, 0.5f);
+    encoder_blk.eval();
+    std::cout << shape_str(encoder_blk(X, valid_lens).shape()) << "\n";
+    TransformerEncoder demo_encoder(200, 24, 24, 24, 24, {100, 24}, 24, 48, 8, 2, 0.5f);
+    demo_encoder.eval();
+    std::cout << shape_str(demo_encoder(ones({2, 100}), valid_lens)[0].shape()) << "\n";
+
+    print_banner("解码器 / decoder");
+    DecoderBlock decoder_blk(24, 24, 24, 24, {100, 24}, 24, 48, 8, 0.5f, 0);
+    decoder_blk.eval();
+    DecoderState demo_state{encoder_blk(X, valid_lens), valid_lens, Tensor()};
+    std::cout << shape_str(decoder_blk.forward(X, demo_state).shape()) << "\n";
+
+    print_banner("训练 / training");
+    const int64_t num_hiddens = 32, num_layers = 2, batch_size = 64, num_steps = 10;
+    const float dropout = 0.1f, lr = 0.005f;
+    const int64_t ffn_num_input = 32, ffn_num_hiddens = 64, num_heads = 4;
+    const int64_t key_size = 32, query_size = 32, value_size = 32;
+    const Shape norm_shape{32};
+    const int64_t num_epochs = args.get_flag("quick") ? 20 : args.get_int("epochs");
+    const DataSource source = resolve_nmt_data(args.get_string("data"));
+    std::cout << "using data: " << source.description << "\n";
+    const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
+    TransformerEncoder encoder(data.src_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
+                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
+    TransformerDecoder decoder(data.tgt_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
+                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
+    decoder.pe_offset = args.get_flag("pe-offset");
+    EncoderDecoder net(encoder, decoder);
+    if (!args.get_string("load").empty()) {
+      net.load(args.get_string("load"));
+      std::cout << "loaded parameters from " << args.get_string("load") << "\n";
+    } else {
+      TrainSeq2SeqOptions opt;
+      opt.figure_path = out + "/loss.png";
+      train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", opt);
+    }
+    if (!args.get_string("save").empty()) {
+      net.save(args.get_string("save"));
+      std::cout << "saved parameters to " << args.get_string("save") << "\n";
+    }
+
+    std::vector<std::string> engs = {"go .", "i lost .", "he's calm .", "i'm home ."};
+    std::vector<std::string> fras = {"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
+    if (!args.get_string("translate").empty()) {
+      engs.push_back(args.get_string("translate"));
+      fras.push_back("");
+    }
+    std::string translation;
+    std::vector<std::vector<Tensor>> dec_attention_weight_seq;
+    for (size_t i = 0; i < engs.size(); ++i) {
+      auto result = predict_seq2seq_steps(net, engs[i], data.src_vocab, data.tgt_vocab, num_steps, "cpu", true);
+      translation = result.first;
+      dec_attention_weight_seq = result.second;
+      if (fras[i].empty()) std::printf("%s => %s\n", engs[i].c_str(), translation.c_str());
+      else std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+    }
+
+    print_banner("注意力权重 / attention weights of the last sentence");
+    const Tensor enc_attention_weights = reshape(concat(encoder.attention_weights, 0), {num_layers, num_heads, -1, num_steps});
+    std::cout << shape_str(enc_attention_weights.shape()) << "\n";
+    const std::vector<std::string> titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
+    show_heatmaps(enc_attention_weights, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
+                  out + "/encoder_self_attention.png");
+    print_saved(out + "/encoder_self_attention.png");
+    const Tensor dec_self = decoder_weights(dec_attention_weight_seq, 0, num_layers, num_heads, num_steps);
+    const Tensor dec_inter = decoder_weights(dec_attention_weight_seq, 1, num_layers, num_heads, num_steps);
+    std::cout << "(" << shape_str(dec_self.shape()) << ", " << shape_str(dec_inter.shape()) << ")\n";
+    // The book cuts the keys to the translation's length + 1 (<bos> plus its tokens).
+    int64_t words = 1;
+    for (char c : translation) words += c == ' ';
+    const int64_t shown = std::min<int64_t>(translation.empty() ? 1 : words + 1, num_steps);
+    show_heatmaps(slice(dec_self, 3, 0, shown), "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
+                  out + "/decoder_self_attention.png");
+    print_saved(out + "/decoder_self_attention.png");
+    show_heatmaps(dec_inter, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
+                  out + "/decoder_encoder_attention.png");
+    print_saved(out + "/decoder_encoder_attention.png");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

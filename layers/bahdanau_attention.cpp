@@ -1,0 +1,71 @@
+// layers/bahdanau_attention.cpp — 10.4 Bahdanau 注意力 / Bahdanau Attention
+// (sec_seq2seq_attention): Seq2SeqAttentionDecoder.
+#include "layers/bahdanau_attention.h"
+
+#include "core/ops.h"
+#include "layers/seq2seq.h"
+
+namespace d2l {
+
+Seq2SeqAttentionDecoder::Seq2SeqAttentionDecoder(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens,
+                                                 int64_t num_layers, float dropout)
+    : attention(num_hiddens, num_hiddens, num_hiddens, dropout),
+      embedding(vocab_size, embed_size),
+      rnn(embed_size + num_hiddens, num_hiddens, num_layers, dropout),
+      dense(num_hiddens, vocab_size) {
+  register_module("attention", attention);
+  register_module("embedding", embedding);
+  register_module("rnn", rnn);
+  register_module("dense", dense);
+}
+
+DecoderState Seq2SeqAttentionDecoder::init_state(const EncoderOutputs& enc_outputs, const Tensor& enc_valid_lens) {
+  check(enc_outputs.size() == 2, "Seq2SeqAttentionDecoder", "init_state expects the encoder's {output, state}, got ",
+        enc_outputs.size(), " tensors");
+  const Tensor& outputs = enc_outputs[0];
+  const Tensor& hidden_state = enc_outputs[1];
+  check(outputs.ndim() == 3 && hidden_state.ndim() == 3 && outputs.size(2) == rnn.num_hiddens &&
+            hidden_state.size(0) == rnn.num_layers && hidden_state.size(1) == outputs.size(1),
+        "Seq2SeqAttentionDecoder", "encoder output (num_steps, batch_size, num_hiddens = ", rnn.num_hiddens,
+        ") and state (num_layers = ", rnn.num_layers, ", batch_size, num_hiddens) expected, got output ",
+        outputs.shape(), ", state ", hidden_state.shape());
+  // outputs (num_steps, batch_size, num_hiddens) -> keys and values (batch_size, num_steps, num_hiddens)
+  return {transpose(outputs, 0, 1), hidden_state, enc_valid_lens};
+}
+
+std::pair<Tensor, DecoderState> Seq2SeqAttentionDecoder::forward(const Tensor& X, const DecoderState& state) {
+  check(state.size() == 3, "Seq2SeqAttentionDecoder", "state must be {enc_outputs, hidden_state, enc_valid_lens}, got ",
+        state.size(), " tensors");
+  // enc_outputs (batch_size, num_steps, num_hiddens); hidden_state (num_layers, batch_size, num_hiddens)
+  const Tensor& enc_outputs = state[0];
+  Tensor hidden_state = state[1];
+  const Tensor& enc_valid_lens = state[2];
+  const Tensor emb = embed_time_major(embedding, X, "Seq2SeqAttentionDecoder");  // (num_steps, batch_size, embed_size)
+  const int64_t T = emb.size(0), B = emb.size(1);
+  check(hidden_state.shape() == Shape{rnn.num_layers, B, rnn.num_hiddens}, "Seq2SeqAttentionDecoder",
+        "hidden_state ", hidden_state.shape(), " must be (num_layers, batch_size, num_hiddens) for X ", X.shape());
+  std::vector<Tensor> outputs;
+  attention_weights_.clear();
+  const int64_t L = rnn.num_layers, H = rnn.num_hiddens;
+  for (int64_t t = 0; t < T; ++t) {
+    // query: (batch_size, 1, num_hiddens), the last layer's previous hidden state
+    const Tensor query = reshape(slice(hidden_state, 0, L - 1, L), {B, 1, H});
+    // context: (batch_size, 1, num_hiddens)
+    const Tensor context = attention(query, enc_outputs, enc_outputs, enc_valid_lens);
+    // The book joins context and embedding on the feature dim, (batch_size, 1, num_hiddens
+    // + embed_size), then permutes to (1, batch_size, ...). With a dim of size 1 a permute
+    // is a reshape, so we build the (1, batch_size, num_hiddens + embed_size) input directly.
+    const Tensor x = concat({reshape(context, {1, B, H}), slice(emb, 0, t, t + 1)}, 2);
+    auto [out, next] = rnn(x, hidden_state);
+    hidden_state = next;
+    outputs.push_back(out);  // (1, batch_size, num_hiddens)
+    attention_weights_.push_back(attention.attention_weights);
+  }
+  // (num_steps, batch_size, num_hiddens) -> (batch_size, num_steps, num_hiddens), then the
+  // dense layer: (batch_size, num_steps, vocab_size). The book applies dense first and
+  // permutes the vocab_size-wide result; this order copies less and gives the same numbers.
+  const Tensor output = dense(transpose(concat(outputs, 0), 0, 1));
+  return {output, {enc_outputs, hidden_state, enc_valid_lens}};
+}
+
+}  // namespace d2l

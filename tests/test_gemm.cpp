@@ -1,0 +1,233 @@
+// tests/test_gemm.cpp — the fast GEMM (core/kernels/gemm.cpp) against the naive triple loop.
+//
+// Tolerance. Both kernels sum K products in float32, in different orders (the fast one in
+// blocks of KC, with fused multiply-adds). The classic bound for a float dot product is
+//   |computed - exact| <= gamma_K * sum_k |a_ik| |b_kj|,   gamma_K = K u / (1 - K u), u = eps/2,
+// so two such results differ by at most about K * eps * sum_k |a_ik||b_kj| (which is itself
+// <= K * max|a| max|b|). We check every element against exactly that, computed per element
+// (with the starting C as one more summand when accumulating), plus a tiny floor for exact
+// zeros. A wrong index or a dropped k-block changes an element by about |a||b| ~ 0.25, far
+// above the bound for the sizes used here.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/kernels/gemm.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace {
+
+using d2l::gemm_blocking;
+
+std::vector<float> random_vec(int64_t n, std::mt19937& gen) {
+  std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = U(gen);
+  return v;
+}
+
+// Element-wise bound from the comment at the top: n eps (|c0| + sum_k |op(A)[i,k]| |op(B)[k,j]|),
+// with n = K terms, or K + 1 when the starting value c0 of C is one of the summands (accumulate).
+float bound(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, int64_t i,
+            int64_t j, float c0, bool acc) {
+  double s = acc ? std::fabs(c0) : 0.0;
+  for (int64_t k = 0; k < K; ++k)
+    s += std::fabs(ta ? A[k * M + i] : A[i * K + k]) * std::fabs(tb ? B[j * K + k] : B[k * N + j]);
+  return float(double(K + acc) * 1.1920929e-7 * s) + 1e-30f;
+}
+
+// gemm (or gemm_batched when batch > 0) vs gemm_naive; returns the number of bad elements.
+int compare(bool ta, bool tb, int64_t batch, int64_t M, int64_t N, int64_t K, bool acc, std::mt19937& gen) {
+  const int64_t nb = batch > 0 ? batch : 1;
+  const std::vector<float> A = random_vec(nb * M * K, gen), B = random_vec(nb * K * N, gen);
+  const std::vector<float> C0 = random_vec(nb * M * N, gen);  // random start: tests accumulate
+  std::vector<float> C = C0, C_ref = C0;
+  if (batch > 0)
+    d2l::gemm_batched(ta, tb, batch, M, N, K, A.data(), B.data(), C.data(), acc);
+  else
+    d2l::gemm(ta, tb, M, N, K, A.data(), B.data(), C.data(), acc);
+  int bad = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const float *a = A.data() + b * M * K, *bb = B.data() + b * K * N;
+    float* cr = C_ref.data() + b * M * N;
+    d2l::gemm_naive(ta, tb, M, N, K, a, bb, cr, acc);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        const float got = C[b * M * N + i * N + j], want = cr[i * N + j];
+        const float tol = bound(ta, tb, M, N, K, a, bb, i, j, C0[b * M * N + i * N + j], acc);
+        if (!(std::fabs(got - want) <= tol) && bad++ < 3)
+          BOOST_TEST_MESSAGE("ta=" << ta << " tb=" << tb << " batch=" << batch << " M=" << M << " N=" << N
+                                   << " K=" << K << " acc=" << acc << " at b=" << b << " (" << i << ", " << j
+                                   << "): " << got << " vs " << want << " tol " << tol);
+      }
+  }
+  return bad;
+}
+
+struct Dims {
+  int64_t M, N, K;
+};
+
+// Shapes aimed at every edge: 1, primes, one below / above the register tile MR x NR and the cache
+// blocks KC, MC, NC, and sizes spanning several blocks.
+std::vector<Dims> edge_shapes() {
+  const auto g = gemm_blocking();
+  return {{1, 1, 1},
+          {1, 37, 5},
+          {29, 1, 13},
+          {7, 11, 1},
+          {g.MR - 1, g.NR - 1, 3},
+          {g.MR, g.NR, g.KC},
+          {g.MR + 1, g.NR + 1, g.KC + 1},
+          {2 * g.MR + 3, 3 * g.NR - 5, 2 * g.KC + 7},
+          {g.MC + 1, 41, 17},
+          {2 * g.MC + 5, 2 * g.NR + 3, 31},
+          {5, g.NC + 3, 9},
+          {5, g.NC - 101, 1100},  // K > 1024: the packed B caps the column block below NC
+          {97, 101, 103},
+          {127, 131, 257}};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(core_gemm)
+
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_edge_shapes_all_transposes) {
+  std::mt19937 gen(1);
+  for (const Dims& d : edge_shapes())
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
+      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
+                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_random_shapes) {
+  std::mt19937 gen(2);
+  std::uniform_int_distribution<int64_t> size(1, 150);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t M = size(gen), N = size(gen), K = size(gen);
+    const bool ta = trial & 1, tb = trial & 2, acc = trial & 4;
+    BOOST_TEST(compare(ta, tb, 0, M, N, K, acc, gen) == 0,
+               "M=" << M << " N=" << N << " K=" << K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hand_computed_2x2) {
+  // [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50]; with both transposed it is (B A)^T = [23 31; 34 46].
+  const float A[] = {1, 2, 3, 4}, B[] = {5, 6, 7, 8};
+  float C[4];
+  d2l::gemm(false, false, 2, 2, 2, A, B, C, false);
+  BOOST_TEST(C[0] == 19.0f);
+  BOOST_TEST(C[1] == 22.0f);
+  BOOST_TEST(C[2] == 43.0f);
+  BOOST_TEST(C[3] == 50.0f);
+  d2l::gemm(true, true, 2, 2, 2, A, B, C, false);
+  BOOST_TEST(C[0] == 23.0f);
+  BOOST_TEST(C[1] == 31.0f);
+  BOOST_TEST(C[2] == 34.0f);
+  BOOST_TEST(C[3] == 46.0f);
+  d2l::gemm(false, true, 2, 2, 2, A, B, C, true);  // A B^T = [17 23; 39 53], added to the above
+  BOOST_TEST(C[0] == 40.0f);
+  BOOST_TEST(C[1] == 54.0f);
+  BOOST_TEST(C[2] == 73.0f);
+  BOOST_TEST(C[3] == 99.0f);
+}
+
+BOOST_AUTO_TEST_CASE(degenerate_sizes) {
+  std::vector<float> A(12, 1.0f), B(12, 1.0f), C(12, 7.0f);
+  d2l::gemm(false, false, 3, 4, 0, A.data(), B.data(), C.data(), true);  // empty sum, accumulate: unchanged
+  for (float c : C) BOOST_TEST(c == 7.0f);
+  d2l::gemm(false, false, 3, 4, 0, A.data(), B.data(), C.data(), false);  // empty sum: zeros
+  for (float c : C) BOOST_TEST(c == 0.0f);
+  std::fill(C.begin(), C.end(), 7.0f);
+  d2l::gemm(false, false, 0, 4, 3, A.data(), B.data(), C.data(), false);  // no rows: untouched
+  d2l::gemm(true, true, 3, 0, 3, A.data(), B.data(), C.data(), false);    // no columns: untouched
+  d2l::gemm_batched(false, false, 0, 3, 4, 3, A.data(), B.data(), C.data(), false);
+  for (float c : C) BOOST_TEST(c == 7.0f);
+  d2l::gemm_batched(false, true, 3, 2, 2, 0, A.data(), B.data(), C.data(), false);  // 3 empty sums
+  for (int i = 0; i < 12; ++i) BOOST_TEST(C[i] == 0.0f);
+  d2l::gemm_naive(false, false, 3, 4, 0, A.data(), B.data(), C.data(), false);
+  for (float c : C) BOOST_TEST(c == 0.0f);
+}
+
+BOOST_AUTO_TEST_CASE(negative_size_is_an_error) {
+  float x = 0.0f;
+  auto names = [](const char* fn) {
+    return [fn](const std::invalid_argument& e) {
+      const std::string m = e.what();
+      return m.find(std::string("[") + fn + "]") == 0 && m.find("K=-1") != std::string::npos;
+    };
+  };
+  BOOST_CHECK_EXCEPTION(d2l::gemm(false, false, 2, 2, -1, &x, &x, &x, false), std::invalid_argument, names("gemm"));
+  BOOST_CHECK_EXCEPTION(d2l::gemm_batched(false, false, 2, 2, 2, -1, &x, &x, &x, false), std::invalid_argument,
+                        names("gemm_batched"));
+  BOOST_CHECK_EXCEPTION(d2l::gemm_naive(false, false, 2, 2, -1, &x, &x, &x, false), std::invalid_argument,
+                        names("gemm_naive"));
+}
+
+BOOST_AUTO_TEST_CASE(batched_matches_naive) {
+  std::mt19937 gen(3);
+  // The book's attention shapes (many small matrices: one per thread), then a few big ones
+  // (each matrix split over threads) and odd sizes.
+  const int64_t cases[][4] = {{64, 10, 10, 8}, {64, 1, 10, 32}, {20, 4, 50, 64}, {3, 200, 150, 90},
+                              {7, 13, 1, 5},   {1, 31, 33, 35}, {5, 1, 1, 1}};
+  for (const auto& c : cases)
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
+      BOOST_TEST(compare(ta, tb, c[0], c[1], c[2], c[3], acc, gen) == 0,
+                 "batch=" << c[0] << " M=" << c[1] << " N=" << c[2] << " K=" << c[3] << " ta=" << ta << " tb=" << tb
+                          << " acc=" << acc);
+    }
+}
+
+// Each C element's summation order depends only on the sizes, so 1 and 2 threads agree bit
+// for bit (STYLE.md section 4). The shapes are large enough to take the parallel paths.
+BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts) {
+#ifdef _OPENMP
+  std::mt19937 gen(4);
+  const int saved = omp_get_max_threads();
+  const auto g = gemm_blocking();
+  const Dims shapes[] = {{300, 290, 2 * g.KC + 9}, {3, 2 * g.NC + 40, 300}, {g.MR * 5 + 1, 500, 100}};
+  for (const Dims& d : shapes)
+    for (int flags = 0; flags < 4; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2;
+      const std::vector<float> A = random_vec(d.M * d.K, gen), B = random_vec(d.K * d.N, gen);
+      std::vector<float> C1(d.M * d.N), C2(d.M * d.N);
+      omp_set_num_threads(1);
+      d2l::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C1.data(), false);
+      omp_set_num_threads(2);
+      d2l::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C2.data(), false);
+      BOOST_TEST((C1 == C2), "gemm M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
+    }
+  // Batched: the one-matrix-per-thread path, the split-each-matrix path, and their agreement
+  // with single gemm calls.
+  const int64_t batches[][4] = {{64, 50, 64, 40}, {2, 150, 160, 300}};
+  for (const auto& c : batches) {
+    const int64_t batch = c[0], M = c[1], N = c[2], K = c[3];
+    const std::vector<float> A = random_vec(batch * M * K, gen), B = random_vec(batch * K * N, gen);
+    std::vector<float> C1(batch * M * N), C2(batch * M * N), C3(batch * M * N);
+    omp_set_num_threads(1);
+    d2l::gemm_batched(false, true, batch, M, N, K, A.data(), B.data(), C1.data(), false);
+    omp_set_num_threads(2);
+    d2l::gemm_batched(false, true, batch, M, N, K, A.data(), B.data(), C2.data(), false);
+    for (int64_t b = 0; b < batch; ++b)
+      d2l::gemm(false, true, M, N, K, A.data() + b * M * K, B.data() + b * K * N, C3.data() + b * M * N, false);
+    BOOST_TEST((C1 == C2), "gemm_batched batch=" << batch << " M=" << M);
+    BOOST_TEST((C1 == C3), "gemm_batched vs gemm batch=" << batch << " M=" << M);
+  }
+  omp_set_num_threads(saved);
+#else
+  BOOST_TEST_MESSAGE("serial build: one thread only, nothing to compare");
+#endif
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,578 @@
+// tests/test_reliability.cpp — what a reader must be able to trust (issue 8): the same seed
+// gives the same bits at any thread count, D2L_CHECK_NUMERICS stops at the first non-finite
+// value and says where, parameter files never half-load, chapter programs refuse absurd
+// options, and every input the fuzzers (tests/fuzz/) found a crash with stays fixed.
+#include <boost/test/unit_test.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/autograd.h"
+#include "core/ops.h"
+#include "core/optim.h"
+#include "core/random.h"
+#include "layers/bahdanau_attention.h"
+#include "layers/basic.h"
+#include "layers/multihead_attention.h"
+#include "layers/nadaraya_watson.h"
+#include "layers/natural_language_inference_attention.h"
+#include "layers/seq2seq.h"
+#include "layers/transformer.h"
+
+namespace fs = std::filesystem;
+using d2l::Tensor;
+
+namespace {
+
+// --- determinism helpers ----------------------------------------------------------------------
+// A training run's result: every parameter and every loss, as raw floats.
+struct Run {
+  std::vector<float> params, losses;
+};
+
+std::vector<float> flat(const std::vector<Tensor>& ts) {
+  std::vector<float> v;
+  for (const Tensor& t : ts) v.insert(v.end(), t.data(), t.data() + t.numel());
+  return v;
+}
+
+// Runs f with OpenMP limited to `threads` (a serial build ignores it and runs f as it is).
+template <class F>
+auto at_threads(int threads, F f) {
+#ifdef _OPENMP
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  BOOST_REQUIRE_EQUAL(omp_get_max_threads(), threads);  // else the comparison proves nothing
+  struct Restore {
+    int n;
+    ~Restore() { omp_set_num_threads(n); }
+  } restore{before};
+#else
+  (void)threads;
+#endif
+  return f();
+}
+
+// "" when a and b hold the same bits, else where they first differ.
+std::string first_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return "sizes " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) {
+      std::ostringstream os;
+      os.precision(9);
+      os << "index " << i << ": " << a[i] << " vs " << b[i];
+      return os.str();
+    }
+  return "";
+}
+
+// Trains at 1 thread, at 2, and at 2 again from the same seed: all three bit for bit equal.
+void check_deterministic(const std::string& name, const std::function<Run()>& train) {
+  const Run one = at_threads(1, train), two = at_threads(2, train), again = at_threads(2, train);
+  BOOST_REQUIRE(!one.params.empty() && !one.losses.empty());
+  for (float l : one.losses) BOOST_CHECK_MESSAGE(std::isfinite(l), name << ": loss " << l);
+  const std::string p12 = first_difference(one.params, two.params), l12 = first_difference(one.losses, two.losses);
+  BOOST_CHECK_MESSAGE(p12.empty(), name << ": parameters at 1 and 2 threads differ at " << p12);
+  BOOST_CHECK_MESSAGE(l12.empty(), name << ": losses at 1 and 2 threads differ at " << l12);
+  const std::string p22 = first_difference(two.params, again.params);
+  BOOST_CHECK_MESSAGE(p22.empty(), name << ": two runs from one seed differ at " << p22);
+  BOOST_CHECK(first_difference(two.losses, again.losses).empty());
+}
+
+Tensor random_ids(int64_t vocab, const d2l::Shape& shape) {
+  Tensor t = d2l::empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(d2l::random_int(vocab));
+  return t;
+}
+
+Tensor random_lens(int64_t batch, int64_t lo, int64_t hi) {  // integers in [lo, hi]
+  Tensor t = d2l::empty({batch});
+  for (int64_t i = 0; i < batch; ++i) t.data()[i] = static_cast<float>(lo + d2l::random_int(hi - lo + 1));
+  return t;
+}
+
+// Three Adam steps of an encoder-decoder on random ids with the book's MaskedSoftmaxCELoss.
+Run train_encoder_decoder(d2l::EncoderDecoder& net, int64_t vocab, int64_t batch, int64_t steps) {
+  d2l::Adam trainer(net.parameters(), 0.005f);
+  const d2l::MaskedSoftmaxCELoss loss;
+  Run r;
+  for (int step = 0; step < 3; ++step) {
+    const Tensor X = random_ids(vocab, {batch, steps}), dec_X = random_ids(vocab, {batch, steps});
+    const Tensor Y = random_ids(vocab, {batch, steps}), X_len = random_lens(batch, 1, steps);
+    const Tensor Y_len = random_lens(batch, 1, steps);
+    trainer.zero_grad();
+    Tensor l = d2l::sum(loss(net(X, dec_X, X_len).first, Y, Y_len));
+    l.backward();
+    trainer.step();
+    r.losses.push_back(l.item());
+  }
+  r.params = flat(net.parameters());
+  return r;
+}
+
+// --- numerics helpers -------------------------------------------------------------------------
+struct CheckNumerics {  // on for one scope, off again even if the test fails
+  CheckNumerics() { d2l::set_check_numerics(true); }
+  ~CheckNumerics() { d2l::set_check_numerics(false); }
+};
+
+// A predicate for BOOST_CHECK_EXCEPTION: the message holds every part.
+template <class E>
+std::function<bool(const E&)> says(std::vector<std::string> parts) {
+  return [parts](const E& e) {
+    const std::string what = e.what();
+    BOOST_TEST_MESSAGE(what);
+    for (const std::string& p : parts)
+      if (what.find(p) == std::string::npos) {
+        BOOST_TEST_MESSAGE("missing: " << p);
+        return false;
+      }
+    return true;
+  };
+}
+
+// --- files and programs -----------------------------------------------------------------------
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag)
+      : path(fs::temp_directory_path() / ("d2l_reliability_" + std::to_string(::getpid()) + "_" + tag)) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+void spit(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+int run(const std::string& cmd, const fs::path& out, const fs::path& err) {
+  const int status = std::system((cmd + " >" + out.string() + " 2>" + err.string()).c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string build_dir() {
+  const char* b = std::getenv("D2L_BUILD");
+  return b && *b ? b : "build";
+}
+
+// Linear(3, 2)'s parameter shapes under other names: the file of another model.
+struct Renamed : d2l::Module {
+  Renamed() {
+    register_parameter("weight", d2l::zeros({2, 3}));
+    register_parameter("b", d2l::zeros({2}));
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(reliability)
+
+// ============================================================================ determinism
+// Sizes are chosen above the parallel thresholds (kParallelMin = 32k elements for element-wise
+// loops, softmax and layer_norm; 2^20 multiply-adds for a GEMM), so the 2-thread runs really
+// split the work.
+
+BOOST_AUTO_TEST_CASE(kernels_same_bits_at_1_and_2_threads) {
+  struct Case {
+    const char* name;
+    std::function<Tensor(const std::vector<Tensor>&)> f;
+    std::vector<d2l::Shape> shapes;
+  };
+  const std::vector<Case> cases = {
+      {"add, mul, exp (broadcast)", [](const std::vector<Tensor>& x) { return d2l::exp(x[0] * x[1] + x[1]); },
+       {{256, 160}, {160}}},
+      {"softmax", [](const std::vector<Tensor>& x) { return d2l::softmax(x[0]); }, {{400, 100}}},
+      {"masked_softmax", [](const std::vector<Tensor>& x) {
+         return d2l::masked_softmax(x[0], d2l::tensor({3, 100, 50, 1}));
+       }, {{4, 100, 100}}},
+      {"layer_norm", [](const std::vector<Tensor>& x) { return d2l::layer_norm(x[0], {128}, x[1], x[2]); },
+       {{300, 128}, {128}, {128}}},
+      {"matmul", [](const std::vector<Tensor>& x) { return d2l::matmul(x[0], x[1]); }, {{300, 200}, {200, 100}}},
+      {"bmm", [](const std::vector<Tensor>& x) { return d2l::bmm(x[0], x[1], false, true); },
+       {{8, 100, 64}, {8, 120, 64}}},
+      {"linear", [](const std::vector<Tensor>& x) { return d2l::linear(x[0], x[1], x[2]); },
+       {{512, 96}, {80, 96}, {80}}},
+      {"sum, mean", [](const std::vector<Tensor>& x) {
+         return d2l::sum(x[0], 0) + d2l::mean(x[0], 1, true) + d2l::sum(x[0]);
+       },
+       {{300, 300}}},
+  };
+  for (const Case& c : cases) {
+    auto once = [&] {
+      d2l::manual_seed(11);
+      std::vector<Tensor> xs;
+      for (const d2l::Shape& s : c.shapes) xs.push_back(d2l::normal(0.0f, 1.0f, s).requires_grad_());
+      const Tensor y = c.f(xs);
+      const Tensor R = d2l::normal(0.0f, 1.0f, y.shape());
+      d2l::sum(y * R).backward();
+      std::vector<Tensor> grads;
+      for (const Tensor& x : xs) grads.push_back(x.grad());
+      return Run{flat(grads), y.to_vector()};
+    };
+    const Run one = at_threads(1, once), two = at_threads(2, once);
+    BOOST_CHECK_MESSAGE(first_difference(one.losses, two.losses).empty(),
+                        c.name << ": forward differs at " << first_difference(one.losses, two.losses));
+    BOOST_CHECK_MESSAGE(first_difference(one.params, two.params).empty(),
+                        c.name << ": gradients differ at " << first_difference(one.params, two.params));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(nadaraya_watson_training_is_deterministic) {
+  check_deterministic("NWKernelRegression", [] {
+    d2l::manual_seed(1);
+    const int64_t n = 200;  // keys (n, n - 1): 39800 elements, above kParallelMin
+    const Tensor x = d2l::rand({n}) * 5.0f, y = d2l::sin(x) * 2.0f + d2l::normal(0.0f, 0.5f, {n});
+    const Tensor keys = d2l::repeat(x, {n, 1}), values = d2l::repeat(y, {n, 1});
+    d2l::NWKernelRegression net;
+    d2l::SGD trainer(net.parameters(), 0.5f);
+    Run r;
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      trainer.zero_grad();
+      Tensor l = d2l::sum(d2l::pow(net(x, keys, values) - y, 2.0f) * 0.5f);
+      l.backward();
+      trainer.step();
+      r.losses.push_back(l.item());
+    }
+    r.params = flat(net.parameters());
+    return r;
+  });
+}
+
+BOOST_AUTO_TEST_CASE(multihead_attention_training_is_deterministic) {
+  check_deterministic("MultiHeadAttention", [] {
+    d2l::manual_seed(2);
+    d2l::MultiHeadAttention attention(64, 64, 64, 64, 4, 0.1f);  // dropout on: the generator is used
+    attention.train();
+    d2l::Adam trainer(attention.parameters(), 0.01f);
+    Run r;
+    for (int step = 0; step < 3; ++step) {
+      const Tensor X = d2l::normal(0.0f, 1.0f, {8, 64, 64}), R = d2l::normal(0.0f, 1.0f, {8, 64, 64});
+      trainer.zero_grad();
+      Tensor l = d2l::sum(attention(X, X, X, random_lens(8, 1, 64)) * R);
+      l.backward();
+      trainer.step();
+      r.losses.push_back(l.item());
+    }
+    r.params = flat(attention.parameters());
+    return r;
+  });
+}
+
+BOOST_AUTO_TEST_CASE(transformer_training_is_deterministic) {
+  check_deterministic("TransformerEncoder + TransformerDecoder", [] {
+    d2l::manual_seed(3);
+    const int64_t vocab = 40, h = 64;
+    d2l::TransformerEncoder encoder(vocab, h, h, h, h, {h}, h, 128, 4, 2, 0.1f);
+    d2l::TransformerDecoder decoder(vocab, h, h, h, h, {h}, h, 128, 4, 2, 0.1f);
+    d2l::EncoderDecoder net(encoder, decoder);
+    return train_encoder_decoder(net, vocab, 16, 32);  // 512 positions x 64: parallel GEMMs
+  });
+}
+
+BOOST_AUTO_TEST_CASE(bahdanau_training_is_deterministic) {
+  check_deterministic("Seq2SeqEncoder + Seq2SeqAttentionDecoder", [] {
+    d2l::manual_seed(4);
+    const int64_t vocab = 40;
+    d2l::Seq2SeqEncoder encoder(vocab, 32, 64, 2, 0.1f);
+    d2l::Seq2SeqAttentionDecoder decoder(vocab, 32, 64, 2, 0.1f);
+    d2l::EncoderDecoder net(encoder, decoder);
+    return train_encoder_decoder(net, vocab, 64, 8);  // GRU gates 64 x 64: above kGateParallelMin
+  });
+}
+
+BOOST_AUTO_TEST_CASE(nli_training_is_deterministic) {
+  check_deterministic("DecomposableAttention", [] {
+    d2l::manual_seed(5);
+    std::vector<std::string> words;
+    for (int i = 0; i < 30; ++i) words.push_back("w" + std::to_string(i));
+    const d2l::Vocab vocab({words}, 0, {"<pad>"});
+    d2l::DecomposableAttention net(vocab, 32, 64, 32, 64, 128);
+    d2l::Adam trainer(net.parameters(), 0.001f);
+    Run r;
+    for (int step = 0; step < 3; ++step) {
+      const Tensor P = random_ids(vocab.size(), {32, 12}), H = random_ids(vocab.size(), {32, 12});
+      const Tensor labels = random_ids(3, {32});
+      trainer.zero_grad();
+      Tensor l = d2l::sum(d2l::softmax_cross_entropy(net(P, H), labels));
+      l.backward();
+      trainer.step();
+      r.losses.push_back(l.item());
+    }
+    r.params = flat(net.parameters());
+    return r;
+  });
+}
+
+// ============================================================================ numerics check
+
+BOOST_AUTO_TEST_CASE(numerics_nan_fed_into_an_op) {
+  CheckNumerics on;
+  const Tensor x = d2l::tensor({1.0f, NAN, 3.0f});
+  // The first op that sees it stops, and says the NaN came in through its input 0.
+  BOOST_CHECK_EXCEPTION(x * 2.0f + 1.0f, std::runtime_error,
+                        says<std::runtime_error>({"[check_numerics] output of 'mul_scalar'", "flat index 1",
+                                                  "mul_scalar (3,) -> (3,)", "input 0 (3,) already holds nan",
+                                                  "came from outside the checked ops"}));
+}
+
+BOOST_AUTO_TEST_CASE(numerics_nan_created_inside_stops_at_that_op) {
+  CheckNumerics on;
+  // log(-1) is the first non-finite value; exp and sum after it never run.
+  const Tensor x = d2l::tensor({{1.0f, 2.0f}, {-1.0f, 4.0f}});
+  BOOST_CHECK_EXCEPTION(d2l::sum(d2l::exp(d2l::log(x) * 0.5f)), std::runtime_error,
+                        says<std::runtime_error>({"output of 'log'", "flat index 2", "log (2, 2) -> (2, 2)",
+                                                  "created by this op"}));
+  {
+    d2l::SectionScope outer("10.2 my section");
+    d2l::SectionScope inner("my layer");
+    BOOST_CHECK_EXCEPTION(d2l::sqrt(x), std::runtime_error,
+                          says<std::runtime_error>({"'sqrt'", "in section 10.2 my section > my layer"}));
+  }
+  BOOST_CHECK_EQUAL(d2l::current_section(), "");
+  // Off: no check, the NaN simply flows on.
+  d2l::set_check_numerics(false);
+  BOOST_CHECK(std::isnan(d2l::log(x).to_vector()[2]));
+}
+
+BOOST_AUTO_TEST_CASE(numerics_nan_fed_into_a_layer_names_its_section) {
+  CheckNumerics on;
+  d2l::manual_seed(6);
+  d2l::MultiHeadAttention attention(8, 2, 0.0f);
+  attention.eval();
+  Tensor queries = d2l::normal(0.0f, 1.0f, {2, 3, 8});
+  queries.data()[5] = NAN;
+  const Tensor keys = d2l::normal(0.0f, 1.0f, {2, 4, 8});
+  BOOST_CHECK_EXCEPTION(attention(queries, keys, keys), std::runtime_error,
+                        says<std::runtime_error>({"output of 'linear'", "linear (2, 3, 8) (8, 8) none -> (2, 3, 8)",
+                                                  "in section 10.5 MultiHeadAttention > Linear", "input 0"}));
+  BOOST_CHECK_EQUAL(d2l::current_section(), "");  // the scopes unwound with the exception
+  // Nested layers: the path from the outermost one.
+  d2l::EncoderBlock block(8, 8, 8, 8, {8}, 8, 16, 2, 0.0f);
+  block.eval();
+  Tensor X = d2l::normal(0.0f, 1.0f, {2, 3, 8});
+  X.data()[0] = INFINITY;
+  BOOST_CHECK_EXCEPTION(block(X, Tensor()), std::runtime_error,
+                        says<std::runtime_error>({"in section 10.7 EncoderBlock > 10.5 MultiHeadAttention > Linear"}));
+}
+
+BOOST_AUTO_TEST_CASE(numerics_gradient_names_the_section_of_its_forward) {
+  CheckNumerics on;
+  Tensor x = d2l::tensor({0.0f, 4.0f});
+  x.requires_grad_();
+  Tensor y;
+  {
+    d2l::SectionScope section("10.6 PositionalEncoding");
+    y = d2l::sum(d2l::sqrt(x));  // forward is finite (0, 2); d sqrt(x)/dx = 1/(2 sqrt x) = inf at 0
+  }
+  BOOST_CHECK_EXCEPTION(y.backward(), std::runtime_error,
+                        says<std::runtime_error>({"[check_numerics] gradient of 'sqrt'", "flat index 0 of input 0 (2,)",
+                                                  "in section 10.6 PositionalEncoding"}));
+}
+
+BOOST_AUTO_TEST_CASE(numerics_check_passes_on_the_chapters) {
+  // No false alarm: the quick chapter programs run clean with the check on.
+  TempDir tmp("numerics");
+  for (const char* c : {"nadaraya_watson --quick", "attention_scoring_functions", "multihead_attention",
+                        "self_attention_and_positional_encoding"}) {
+    const std::string cmd = "D2L_CHECK_NUMERICS=1 " + build_dir() + "/chapters/" + c + " --out " + (tmp.path / "out").string();
+    BOOST_CHECK_MESSAGE(run(cmd, tmp.path / "o", tmp.path / "e") == 0, cmd << ":\n" << slurp(tmp.path / "e"));
+  }
+}
+
+// ============================================================================ checkpoints
+
+BOOST_AUTO_TEST_CASE(checkpoint_round_trip_is_bit_exact) {
+  TempDir tmp("roundtrip");
+  const std::string path = (tmp.path / "lin.params").string();
+  d2l::manual_seed(7);
+  d2l::Linear a(3, 2), b(3, 2);
+  a.save(path);
+  b.load(path);
+  BOOST_CHECK(first_difference(flat(a.parameters()), flat(b.parameters())).empty());
+  BOOST_CHECK(!fs::exists(path + ".tmp"));
+}
+
+BOOST_AUTO_TEST_CASE(checkpoint_interrupted_save_keeps_the_old_file) {
+  TempDir tmp("interrupted");
+  const std::string path = (tmp.path / "lin.params").string();
+  d2l::manual_seed(8);
+  d2l::Linear net(3, 2);
+  net.save(path);
+  const std::string old_bytes = slurp(path);
+  const std::vector<float> old_params = flat(net.parameters());
+  net.weight.data()[0] += 1.0f;  // the model moves on
+  // The temporary file cannot be written (a directory is in its place): save fails loudly...
+  fs::create_directory(path + ".tmp");
+  BOOST_CHECK_EXCEPTION(net.save(path), std::runtime_error,
+                        says<std::runtime_error>({"[Module.save]", path + ".tmp"}));
+  // ...and the previous file is untouched and still loads.
+  BOOST_CHECK(slurp(path) == old_bytes);
+  d2l::Linear back(3, 2);
+  back.load(path);
+  BOOST_CHECK(first_difference(flat(back.parameters()), old_params).empty());
+  // A crash halfway through writing leaves a partial temporary file: the target is intact
+  // and the next save replaces both.
+  fs::remove(path + ".tmp");
+  spit(path + ".tmp", old_bytes.substr(0, old_bytes.size() / 2));
+  back.load(path);
+  net.save(path);
+  BOOST_CHECK(!fs::exists(path + ".tmp"));
+  back.load(path);
+  BOOST_CHECK(first_difference(flat(back.parameters()), flat(net.parameters())).empty());
+}
+
+BOOST_AUTO_TEST_CASE(checkpoint_bad_files_fail_clearly_and_change_nothing) {
+  TempDir tmp("bad_files");
+  const fs::path good = tmp.path / "lin.params", bad = tmp.path / "bad.params";
+  d2l::manual_seed(9);
+  d2l::Linear saved(3, 2);
+  saved.save(good.string());
+  const std::string bytes = slurp(good);
+  d2l::Linear net(3, 2);
+  const std::vector<float> before = flat(net.parameters());
+  auto refused = [&](const std::string& file_bytes, const std::string& why) {
+    spit(bad, file_bytes);
+    bool threw = false;
+    try {
+      net.load(bad.string());
+    } catch (const std::runtime_error& e) {
+      threw = true;
+      const std::string what = e.what();
+      BOOST_CHECK_MESSAGE(what.rfind("[Module.load] " + bad.string() + ": ", 0) == 0, what);
+      BOOST_CHECK_MESSAGE(what.find(why) != std::string::npos, "expected '" << why << "' in: " << what);
+    }
+    BOOST_CHECK_MESSAGE(threw, "a bad file loaded: expected '" << why << "'");
+    BOOST_CHECK(first_difference(flat(net.parameters()), before).empty());
+  };
+  // Truncated at every length.
+  for (size_t n = 0; n < bytes.size(); ++n)
+    refused(bytes.substr(0, n), n < 8 ? "bad magic" : n < 24 ? "truncated" : "checksum mismatch");
+  // Corrupted: every byte flipped in turn (the magic, then everything the checksum covers).
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string c = bytes;
+    c[i] = static_cast<char>(c[i] ^ 0x20);
+    refused(c, i < 8 ? "bad magic" : "checksum mismatch");
+  }
+  refused(bytes + "x", "checksum mismatch");
+  // Whole but for another model: a different number of parameters, other names, other shapes.
+  d2l::Linear no_bias(3, 2, false), wider(4, 2);
+  d2l::LayerNorm norm(3);
+  Renamed renamed;
+  no_bias.save(bad.string());
+  refused(slurp(bad), "holds 1 parameters, the model has 2 (a different model?)");
+  renamed.save(bad.string());
+  refused(slurp(bad), "parameter 1 is 'b', the model expects 'bias'");
+  norm.save(bad.string());
+  refused(slurp(bad), "parameter 'weight' has ndim 1, the model expects shape (2, 3)");
+  wider.save(bad.string());
+  refused(slurp(bad), "parameter 'weight' has shape (2, 4), the model expects (2, 3)");
+  BOOST_CHECK_EXCEPTION(net.load((tmp.path / "missing.params").string()), std::runtime_error,
+                        says<std::runtime_error>({"[Module.load]", "missing.params", "cannot open"}));
+  BOOST_CHECK(first_difference(flat(net.parameters()), before).empty());
+}
+
+// ============================================================================ programs
+
+// Absurd sizes are refused by the option parser, before the program allocates anything:
+// exit 2 and "error: [--option] must be <= ..." (or >=) on stderr. `strict` is off for the
+// chapters whose files belong to open issues and still lack the upper bounds; for those the
+// test only warns (see notes/reliability_findings.md).
+BOOST_AUTO_TEST_CASE(absurd_options_are_refused_before_any_work) {
+  struct Program {
+    const char* name;
+    std::vector<const char*> absurd;
+    bool strict;
+  };
+  const std::vector<Program> programs = {
+      {"attention_cues", {"--threads 100000", "--seed -1"}, true},
+      {"nadaraya_watson", {"--epochs -1", "--epochs 1000000000", "--lr 1e9", "--threads 100000"}, true},
+      {"attention_scoring_functions", {"--threads 100000"}, true},
+      {"multihead_attention", {"--threads 100000"}, true},
+      {"self_attention_and_positional_encoding", {"--threads 100000"}, true},
+      {"bahdanau_attention", {"--epochs -1", "--epochs 1000000000"}, false},
+      {"transformer", {"--epochs -1", "--epochs 1000000000"}, true},
+      {"natural_language_inference_attention",
+       {"--epochs -1", "--epochs 1000000000", "--batch-size 0", "--batch-size 1000000000"}, false},
+  };
+  TempDir tmp("absurd");
+  for (const Program& p : programs) {
+    const fs::path exe = fs::path(build_dir()) / "chapters" / p.name;
+    if (!fs::exists(exe)) {
+      BOOST_WARN_MESSAGE(false, exe << " not built: skipped");
+      continue;
+    }
+    for (const char* opt : p.absurd) {
+      // `timeout` turns a program that accepted the value and started training into a failure.
+      const std::string cmd = std::string(p.strict ? "timeout 20 " : "timeout 5 ") + exe.string() + " --out " + (tmp.path / "out").string() + " " + opt;
+      const int rc = run(cmd, tmp.path / "o", tmp.path / "e");
+      const std::string err = slurp(tmp.path / "e");
+      const bool ok = rc == 2 && err.rfind("error: [--", 0) == 0 && err.find("usage: ") != std::string::npos;
+      if (p.strict)
+        BOOST_CHECK_MESSAGE(ok, cmd << " exited " << rc << ", stderr:\n" << err);
+      else
+        BOOST_WARN_MESSAGE(ok, cmd << " is not refused (exit " << rc << "): add an upper bound to its option");
+    }
+  }
+}
+
+// ============================================================================ fuzz findings
+// Inputs the fuzz targets (or their seeds) turned up, each kept as a case.
+
+// A form feed alone on a line: the heatmap tool reads a 1 x 0 matrix (its blank-line test
+// knows only ' ' and '\t') and must still end in an error, never a crash.
+BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
+  const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
+  BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");
+  TempDir tmp("heatmap_ff");
+  spit(tmp.path / "in.txt", "\n\n\f");
+  const int rc = run(exe.string() + " --out " + (tmp.path / "h.png").string() + " " + (tmp.path / "in.txt").string(),
+                     tmp.path / "o", tmp.path / "e");
+  BOOST_CHECK_EQUAL(rc, 1);
+  BOOST_CHECK(slurp(tmp.path / "e").rfind("error: ", 0) == 0);
+}
+
+// 50,000 nested '[' overflow the stack of the tool's recursive list parser (tools/cli/heatmap.cpp,
+// Nested::list: SEGV, rc 139; under ASan "stack-overflow"). Skipped until that file limits the
+// depth (only 1-D to 4-D tensors are accepted, so depth 5 can already be refused); then remove
+// the precondition. Run it now with D2L_KNOWN_CRASHES=1.
+BOOST_AUTO_TEST_CASE(heatmap_deep_nesting_is_an_error,
+                     *boost::unit_test::precondition([](boost::unit_test::test_unit_id) {
+                       return boost::test_tools::assertion_result(std::getenv("D2L_KNOWN_CRASHES") != nullptr);
+                     })) {
+  const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
+  BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");
+  TempDir tmp("heatmap_deep");
+  spit(tmp.path / "in.txt", std::string(100000, '['));
+  const int rc = run(exe.string() + " --out " + (tmp.path / "h.png").string() + " " + (tmp.path / "in.txt").string(),
+                     tmp.path / "o", tmp.path / "e");
+  BOOST_CHECK_EQUAL(rc, 1);
+  BOOST_CHECK(slurp(tmp.path / "e").rfind("error: ", 0) == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

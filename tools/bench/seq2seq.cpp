@@ -1,0 +1,152 @@
+// tools/bench/seq2seq.cpp — GRU encoder-decoder timings beside tools/bench/*_torch.py (make bench).
+//
+// 1. The origin document's model (../shared/000_a8d19183af7dd25a.txt, as seq2seq_doc_torch.py):
+//    Seq2SeqEncoder(5000, 256, 512, 2) and Seq2SeqAttentionDecoder(5000, 256, 512, 2, 0.1) on
+//    random (32, 20) source and target ids, no valid lengths, both in training mode.
+//      fwd_ms     median forward under NoGrad
+//      fwdbwd_ms  median forward + sum(output).backward() + dropping the gradients
+//    bench=seq2seq_doc threads=.. fwd_ms=.. fwdbwd_ms=.. fwd_cpu_ms=.. fwdbwd_cpu_ms=..
+//    (the *_cpu_ms: process CPU time, the figure to compare at --threads 1 on a busy machine)
+// 2. The book's Bahdanau model (10.4) trained on the first 600 pairs of
+//    ../shared/data/fra-eng/fra.txt (skipped when absent) for a few epochs, as bahdanau_torch.py:
+//    bench=bahdanau threads=.. epochs=.. tokens_per_sec=<last epoch> median_tokens_per_sec=..
+// Then peak_rss_mb (getrusage, the figure /usr/bin/time -v reports).
+// Options: --threads N (default: OpenMP's), --reps N (default 5), --epochs N (default 5),
+// --seed N (the training run's, default 0), --no-doc (skip part 1), --quick (2 reps, 2 epochs). Under load prefix OMP_WAIT_POLICY=PASSIVE on both sides
+// (tools/bench/README.md).
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/autograd.h"
+#include "core/ops.h"
+#include "core/random.h"
+#include "layers/bahdanau_attention.h"
+#include "layers/seq2seq.h"
+#include "tools/bench/bench_util.h"  // set_threads
+#include "tools/train_seq2seq.h"
+
+using namespace d2l;
+
+namespace {
+
+int threads_in_use() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Median wall and process-CPU milliseconds of `reps` calls after one warm-up. On a shared
+// machine the wall time includes waiting for a core; with one thread the CPU time is what
+// the wall time would be on an idle machine (with more threads it sums them).
+template <class F>
+std::pair<double, double> median_wall_cpu_ms(int reps, F f) {
+  auto cpu_ms = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  };
+  f();
+  std::vector<double> wall, cpu;
+  for (int i = 0; i < reps; ++i) {
+    const auto w0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_ms();
+    f();
+    cpu.push_back(cpu_ms() - c0);
+    wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count());
+  }
+  return {median(wall), median(cpu)};
+}
+
+Tensor random_ids(int64_t vocab, const Shape& shape) {
+  Tensor t = empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(random_int(vocab));
+  return t;
+}
+
+void bench_document(int reps) {
+  manual_seed(0);
+  Seq2SeqEncoder encoder(5000, 256, 512, 2);
+  Seq2SeqAttentionDecoder decoder(5000, 256, 512, 2, 0.1f);
+  EncoderDecoder net(encoder, decoder);
+  const Tensor src = random_ids(5000, {32, 20}), tgt = random_ids(5000, {32, 20});
+  auto forward = [&] {
+    const DecoderState state = decoder.init_state(encoder(src), Tensor());
+    return decoder(tgt, state).first;  // (32, 20, 5000)
+  };
+  const auto [fwd, fwd_cpu] = median_wall_cpu_ms(reps, [&] {
+    NoGrad no_grad;
+    forward();
+  });
+  const auto [fwdbwd, fwdbwd_cpu] = median_wall_cpu_ms(reps, [&] {
+    sum(forward()).backward();
+    net.zero_grad();
+  });
+  std::printf("bench=seq2seq_doc threads=%d fwd_ms=%.2f fwdbwd_ms=%.2f fwd_cpu_ms=%.2f fwdbwd_cpu_ms=%.2f\n",
+              threads_in_use(), fwd, fwdbwd, fwd_cpu, fwdbwd_cpu);
+  std::fflush(stdout);
+}
+
+void bench_bahdanau(int64_t epochs, uint64_t seed) {
+  const char* path = "../shared/data/fra-eng/fra.txt";
+  if (!std::ifstream(path)) {
+    std::printf("bench=bahdanau skipped: %s not found (run from the repository root)\n", path);
+    return;
+  }
+  manual_seed(seed);
+  const NmtData data = load_data_nmt(64, 10, 600, path);
+  Seq2SeqEncoder encoder(data.src_vocab.size(), 32, 32, 2, 0.1f);
+  Seq2SeqAttentionDecoder decoder(data.tgt_vocab.size(), 32, 32, 2, 0.1f);
+  EncoderDecoder net(encoder, decoder);
+  const TrainSeq2SeqResult r = train_seq2seq(net, data, 0.005f, epochs, data.tgt_vocab);
+  std::printf("bench=bahdanau threads=%d seed=%llu epochs=%lld loss=%.4f tokens_per_sec=%.1f median_tokens_per_sec=%.1f\n",
+              threads_in_use(), static_cast<unsigned long long>(seed), static_cast<long long>(epochs), r.loss, r.tokens_per_sec,
+              median(r.epoch_tokens_per_sec));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5, threads = 0;
+  int64_t epochs = 5;
+  uint64_t seed = 0;
+  bool doc = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--threads" && has_value) threads = std::atoi(argv[++i]);
+    else if (a == "--reps" && has_value) reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--epochs" && has_value) epochs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--seed" && has_value) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--no-doc") doc = false;
+    else if (a == "--quick") reps = 2, epochs = 2;
+    else {
+      std::fprintf(stderr, "usage: seq2seq [--threads N] [--reps N] [--epochs N] [--seed N] [--no-doc] [--quick]\n");
+      return a == "--help" || a == "-h" ? 0 : 2;
+    }
+  }
+  if (threads > 0) bench::set_threads(threads);
+  if (doc) bench_document(reps);
+  bench_bahdanau(epochs, seed);
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  std::printf("peak_rss_mb=%.1f\n", ru.ru_maxrss / 1024.0);
+  return 0;
+}
