@@ -96,7 +96,6 @@ fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 	  else r="CRASH, see $(BUILD)/fuzz/$$t.log"; bad="$$bad $$t"; fi; \
 	  echo "$$t: $$(sed -n 's/^stat::number_of_executed_units: //p' $(BUILD)/fuzz/$$t.log) executions in $(FUZZ_SECONDS) s, $$r"; \
 	done; test -z "$$bad"
-.SECONDARY: $(FUZZ_NAMES:%=$(BUILD)/obj/tests/fuzz/%.o)
 $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)

@@ -63,7 +63,7 @@ void draw_attention(const std::vector<Tensor>& steps, const std::string& sentenc
 int run(int argc, char** argv) {
   CliArgs args("bahdanau_attention", "10.4 Bahdanau attention: a GRU encoder-decoder with additive attention, "
                                      "trained on English-French pairs");
-  args.add_int("epochs", 250, "training epochs (the book: 250)", 1);
+  args.add_int("epochs", 250, "training epochs (the book: 250)", 1, 100000);
   args.add_string("data", "", "fra.txt to read (default: data/fra-eng/fra.txt, else the bundled corpus)");
   args.add_string("save", "", "write the trained parameters to FILE");
   args.add_string("load", "", "read parameters from FILE instead of training");

@@ -109,8 +109,8 @@ void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std:
 int run(int argc, char** argv) {
   CliArgs args("natural_language_inference_attention",
                "15.5 Natural Language Inference: Using Attention (decomposable attention on SNLI)");
-  args.add_int("epochs", 4, "training epochs (the book: 4)", 0);
-  args.add_int("batch-size", 256, "minibatch size (the book: 256)", 1);
+  args.add_int("epochs", 4, "training epochs (the book: 4)", 0, 100000);
+  args.add_int("batch-size", 256, "minibatch size (the book: 256)", 1, 1000000);
   args.add_string("data", "", "SNLI directory (snli_1.0_*.txt, train/test.tsv or validation/test.tsv)");
   args.add_string("embeddings", "", "GloVe text file (word v1 ... v100 per line) to start the embedding from");
   args.add_flag("mask-pad", "mask <pad> in the soft alignment and the sums (the book does not)");
