@@ -143,10 +143,10 @@ void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restric
 
 // Fork threads only when the product has at least this many multiply-adds (M*N*K), about
 // 20 us of work for one core. Chosen by timing gemm with 1 and 2 threads (forking forced on)
-// on the 2-core machine, square sizes 32..192 and book shapes: 2 threads lose below ~1M
-// (64^3: 0.5x or worse, 96^3: 0.8x, 100^3: 0.8x), break even around 128^3 = 2.1M and win
-// above (160^3: 1.1x, 640 x 64 x 64: 1.3x, 64 x 1000 x 32: 1.4x). Tall products win a little
-// earlier (640 x 32 x 32 = 655k: 1.1x), hence the threshold at the low end of the crossover.
+// on the idle 2-core machine, square sizes 32..192 and book shapes. Speed-up of 2 threads:
+// 64^3 0.5x, 96^3 0.8-0.9x, 100^3 (1.0M) 0.9x, 112^3 (1.4M) 0.9-1.0x, 128^3 (2.1M) 1.0x,
+// 160^3 1.1x, 192^3 1.25x; tall products gain earlier: 640x32x32 (655k) 1.3x, 320x64x64
+// (1.3M) 1.15x, 640x64x64 1.4x, 64x1000x32 1.4x. 2^20 sits in the middle of the crossover.
 constexpr double kGemmParallelMin = 1 << 20;
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -285,22 +285,26 @@ void pack_B_at(const Job& j, float* Bp, int64_t ncp, int64_t jc, int64_t nc, int
 }
 
 // One or two rows of C (a single query in attention, a decoder step): the MR-row tile would
-// be mostly zero padding, so a plain loop does it, j innermost so that for a row-major B it
-// is unit-stride and vectorises. Measured with 64 products each: at M = 1 this loop is 2-3x
+// be mostly zero padding, so a plain loop does it, walking B along its rows whichever way it is
+// stored (j innermost for B (K, N), so the loop vectorises; dot products for B (N, K)). Measured with 64 products each: at M = 1 this loop is 2-3x
 // faster than the packed path (1 x 10 x 32, 1 x 64 x 64, 1 x 100 x 20), at M = 2 they tie,
 // from M = 4 (4 x 32 x 32) the packed path is 1.6x faster, and 3-5x at 10 x 10 x 8.
 constexpr int64_t kSmallM = 2;
 void gemm_small(const Job& j) {
+  auto a = [&](int64_t i, int64_t k) { return j.trans_a ? j.A[k * j.M + i] : j.A[i * j.K + k]; };  // op(A)[i, k]
   for (int64_t i = 0; i < j.M; ++i) {
     float* c = j.C + i * j.N;
-    if (!j.accumulate) std::fill(c, c + j.N, 0.0f);
-    for (int64_t k = 0; k < j.K; ++k) {
-      const float a = j.trans_a ? j.A[k * j.M + i] : j.A[i * j.K + k];  // op(A)[i, k]
-      if (j.trans_b)
-        for (int64_t q = 0; q < j.N; ++q) c[q] += a * j.B[q * j.K + k];
-      else
-        for (int64_t q = 0; q < j.N; ++q) c[q] += a * j.B[k * j.N + q];
+    if (j.trans_b) {  // B stored (N, K): each c[q] is a dot product with the contiguous row q of B
+      for (int64_t q = 0; q < j.N; ++q) {
+        float s = 0.0f;
+        for (int64_t k = 0; k < j.K; ++k) s += a(i, k) * j.B[q * j.K + k];
+        c[q] = j.accumulate ? c[q] + s : s;
+      }
+      continue;
     }
+    if (!j.accumulate) std::fill(c, c + j.N, 0.0f);
+    for (int64_t k = 0; k < j.K; ++k)
+      for (int64_t q = 0; q < j.N; ++q) c[q] += a(i, k) * j.B[k * j.N + q];
   }
 }
 

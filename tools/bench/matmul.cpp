@@ -4,8 +4,8 @@
 //   bench=matmul n=1024 threads=2 gflops=... openblas_gflops=... ratio=...
 // gflops = 2 n^3 / median seconds. The two libraries run alternately in blocks of samples (see
 // the loop for why not call by call), so a neighbour's load spike hits both; each sample repeats
-// a call until it lasts >= 2 ms, and the median of all samples is reported. Before timing, the two results are compared (they must
-// agree to float32 rounding, else the program exits with status 1).
+// a call until it lasts >= 2 ms, and the median of all samples is reported. Before timing, the
+// two results are compared (they must agree to float32 rounding, else the program exits 1).
 // Usage: matmul [--quick] [--threads=T] [--n=N]   (--quick: n <= 512, fewer samples; for CI)
 #include <cblas.h>
 
