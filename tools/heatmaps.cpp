@@ -64,7 +64,10 @@ float widest(const std::vector<std::string>& texts, float px) {
 
 HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
   check_grid(g, opt);
-  const auto [W, H] = figure_pixels(opt.figsize, opt.dpi, opt.fontsize, "show_heatmaps");
+  // Named ints, not a structured binding: lambdas below capture W and H, which C++17
+  // does not allow for bindings (clang refuses it; GCC accepts it).
+  const auto wh = figure_pixels(opt.figsize, opt.dpi, opt.fontsize, "show_heatmaps");
+  const int W = wh.first, H = wh.second;
   const FigureStyle st(opt.dpi, opt.fontsize, opt.tick_fontsize);
   HeatmapLayout L;
   L.width = W;
