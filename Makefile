@@ -118,6 +118,6 @@ format:
 	clang-format -i $(wildcard core/*.h core/*.cpp core/kernels/* layers/* chapters/*.cpp tools/*.h tools/*.cpp tests/*.cpp)
 
 clean:
-	rm -rf build build-serial build-asan
+	rm -rf build build-serial build-asan build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/obj/chapters/*.d $(BUILD)/obj/tools/*/*.d $(BUILD)/obj/tests/fuzz/*.d)

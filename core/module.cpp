@@ -1,6 +1,9 @@
 // core/module.cpp — parameter registry, train/eval, and parameter files.
 #include "core/module.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -104,22 +107,24 @@ void Module::save(const std::string& path) const {
     s.append(reinterpret_cast<const char*>(t.data()), sizeof(float) * t.numel());
   }
   put(s, fnv1a(s.data(), s.size()));
-  // Write a temporary file and rename it over the target: rename is atomic, so a crash
-  // mid-save leaves either the old file or the new one, never half of one.
+  // Write a temporary file, flush it to the disk (fsync), and rename it over the target:
+  // rename is atomic, so a crash or power cut mid-save leaves either the old file or the
+  // new one, never half of one. Without the fsync the rename could reach the disk before
+  // the data does.
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("[Module.save] cannot open '" + tmp + "' for writing");
-    f.write(s.data(), static_cast<std::streamsize>(s.size()));
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error("[Module.save] write to '" + tmp + "' failed (disk full?)");
-    }
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw std::runtime_error("[Module.save] cannot open '" + tmp + "' for writing: " + std::strerror(errno));
+  bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  int write_errno = errno;
+  if (std::fclose(f) != 0 && ok) ok = false, write_errno = errno;
+  if (!ok) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("[Module.save] write to '" + tmp + "' failed: " + std::strerror(write_errno) + " (disk full?)");
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
     std::remove(tmp.c_str());
-    throw std::runtime_error("[Module.save] cannot rename '" + tmp + "' to '" + path + "'");
+    throw std::runtime_error("[Module.save] cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(rename_errno));
   }
 }
 

@@ -3,6 +3,7 @@
 // Each op: check, allocate, forward loop, then its backward recorded right under it.
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "core/autograd.h"
 #include "core/kernels/fast_exp.h"
@@ -42,7 +43,8 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
 }
 
 // Calls f(i, ia, ib) for every output element i, in order, with the flat indices of the
-// a and b elements it reads. An odometer over the outer dims; the last dim is the inner loop.
+// a and b elements it reads. An odometer over the outer dims; the last dim is the inner
+// loop, instantiated for the common stride pairs (1,1), (1,0), (0,1) so that it vectorises.
 template <class F>
 void for_each_broadcast(const Shape& out, const Shape& as, const Shape& bs, F f) {
   const int64_t n = numel_of(out);
@@ -51,10 +53,18 @@ void for_each_broadcast(const Shape& out, const Shape& as, const Shape& bs, F f)
   const auto sa = broadcast_strides(as, out), sb = broadcast_strides(bs, out);
   const size_t nd = out.size();
   const int64_t inner = out[nd - 1], ia_step = sa[nd - 1], ib_step = sb[nd - 1];
+  using One = std::integral_constant<int64_t, 1>;
+  using Zero = std::integral_constant<int64_t, 0>;
   std::vector<int64_t> idx(nd, 0);
   int64_t ia = 0, ib = 0;
   for (int64_t i = 0; i < n; i += inner) {
-    for (int64_t j = 0; j < inner; ++j) f(i + j, ia + j * ia_step, ib + j * ib_step);
+    auto row = [&](auto step_a, auto step_b) {
+      for (int64_t j = 0; j < inner; ++j) f(i + j, ia + j * step_a, ib + j * step_b);
+    };
+    if (ia_step == 1 && ib_step == 1) row(One{}, One{});
+    else if (ia_step == 1 && ib_step == 0) row(One{}, Zero{});
+    else if (ia_step == 0 && ib_step == 1) row(Zero{}, One{});
+    else row(ia_step, ib_step);
     for (size_t d = nd - 1; d-- > 0;) {  // advance the odometer over dims nd-2 .. 0
       ++idx[d];
       ia += sa[d];
@@ -69,7 +79,10 @@ void for_each_broadcast(const Shape& out, const Shape& as, const Shape& bs, F f)
 
 enum class BinOp { add, sub, mul, div };
 
-Tensor binary(const Tensor& a, const Tensor& b, BinOp kind, const char* name) {
+// The kind is a template parameter, so each op's loops are compiled (and vectorised) for
+// its own arithmetic instead of switching per element.
+template <BinOp K>
+Tensor binary(const Tensor& a, const Tensor& b, const char* name) {
   OpCall op(name, {a, b});
   const Shape out = broadcast_shapes(a.shape(), b.shape(), name);
   Tensor y = empty(out);
@@ -77,13 +90,11 @@ Tensor binary(const Tensor& a, const Tensor& b, BinOp kind, const char* name) {
   const float *pa = a.data(), *pb = b.data();
   const int64_t n = y.numel();
   const bool same = a.shape() == out && b.shape() == out;
-  auto apply = [kind](float x, float z) {
-    switch (kind) {
-      case BinOp::add: return x + z;
-      case BinOp::sub: return x - z;
-      case BinOp::mul: return x * z;
-      default: return x / z;
-    }
+  auto apply = [](float x, float z) {
+    if constexpr (K == BinOp::add) return x + z;
+    if constexpr (K == BinOp::sub) return x - z;
+    if constexpr (K == BinOp::mul) return x * z;
+    if constexpr (K == BinOp::div) return x / z;
   };
   if (same) {
 #pragma omp parallel for if (n >= kParallelMin)
@@ -96,27 +107,35 @@ Tensor binary(const Tensor& a, const Tensor& b, BinOp kind, const char* name) {
   // into the loop (serial, so every sum runs in a fixed order).
   //   add: da += g, db += g    sub: da += g, db -= g
   //   mul: da += g*b, db += g*a    div (y = a/b): da += g/b, db -= g*a/b²
-  return op.finish(y, [kind, out, same](Node& y) {
+  return op.finish(y, [out, same](Node& y) {
     float* da = y.input_grad(0);
     float* db = y.input_grad(1);
     const float *g = y.grad.get(), *a = y.input_data(0), *b = y.input_data(1);
-    auto step = [&](int64_t i, int64_t ia, int64_t ib) {
-      switch (kind) {
-        case BinOp::add: if (da) da[ia] += g[i]; if (db) db[ib] += g[i]; break;
-        case BinOp::sub: if (da) da[ia] += g[i]; if (db) db[ib] -= g[i]; break;
-        case BinOp::mul: if (da) da[ia] += g[i] * b[ib]; if (db) db[ib] += g[i] * a[ia]; break;
-        case BinOp::div:
-          if (da) da[ia] += g[i] / b[ib];
-          if (db) db[ib] -= g[i] * a[ia] / (b[ib] * b[ib]);
-          break;
-      }
+    // One pass per input, so each loop body is branch-free.
+    auto grad_a = [&](int64_t i, int64_t ia, int64_t ib) {
+      if constexpr (K == BinOp::add || K == BinOp::sub) da[ia] += g[i];
+      if constexpr (K == BinOp::mul) da[ia] += g[i] * b[ib];
+      if constexpr (K == BinOp::div) da[ia] += g[i] / b[ib];
     };
+    auto grad_b = [&](int64_t i, int64_t ia, int64_t ib) {
+      if constexpr (K == BinOp::add) db[ib] += g[i];
+      if constexpr (K == BinOp::sub) db[ib] -= g[i];
+      if constexpr (K == BinOp::mul) db[ib] += g[i] * a[ia];
+      if constexpr (K == BinOp::div) db[ib] -= g[i] * a[ia] / (b[ib] * b[ib]);
+    };
+    const int64_t n = y.numel;
     if (same) {
-      const int64_t n = y.numel;
+      if (da) {
 #pragma omp parallel for if (n >= kParallelMin)
-      for (int64_t i = 0; i < n; ++i) step(i, i, i);
+        for (int64_t i = 0; i < n; ++i) grad_a(i, i, i);
+      }
+      if (db) {
+#pragma omp parallel for if (n >= kParallelMin)
+        for (int64_t i = 0; i < n; ++i) grad_b(i, i, i);
+      }
     } else {
-      for_each_broadcast(out, y.input_shape(0), y.input_shape(1), step);
+      if (da) for_each_broadcast(out, y.input_shape(0), y.input_shape(1), grad_a);
+      if (db) for_each_broadcast(out, y.input_shape(0), y.input_shape(1), grad_b);
     }
   });
 }
@@ -160,10 +179,10 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
   });
 }
 
-Tensor add(const Tensor& a, const Tensor& b) { return binary(a, b, BinOp::add, "add"); }
-Tensor sub(const Tensor& a, const Tensor& b) { return binary(a, b, BinOp::sub, "sub"); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary(a, b, BinOp::mul, "mul"); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary(a, b, BinOp::div, "div"); }
+Tensor add(const Tensor& a, const Tensor& b) { return binary<BinOp::add>(a, b, "add"); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary<BinOp::sub>(a, b, "sub"); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary<BinOp::mul>(a, b, "mul"); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary<BinOp::div>(a, b, "div"); }
 
 // Scalar forms: no broadcast bookkeeping, the scalar needs no gradient.
 Tensor add(const Tensor& a, float s) {

@@ -6,6 +6,9 @@
 #include "core/autograd.h"
 #include "core/kernels/gemm.h"
 #include "core/ops.h"
+#include "core/parallel.h"
+
+#include <algorithm>
 
 namespace d2l {
 namespace {
@@ -84,16 +87,29 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   out.back() = out_f;
   Tensor y = empty(out);
   gemm(false, true, M, out_f, in_f, x.data(), weight.data(), y.data(), false);
-  if (bias.defined())
+  if (bias.defined()) {
+    float* py = y.data();
+    const float* pb = bias.data();
+#pragma omp parallel for if (M * out_f >= kParallelMin)
     for (int64_t r = 0; r < M; ++r)
-      for (int64_t j = 0; j < out_f; ++j) y.data()[r * out_f + j] += bias.data()[j];
+      for (int64_t j = 0; j < out_f; ++j) py[r * out_f + j] += pb[j];
+  }
   return op.finish(y, [M, out_f, in_f](Node& y) {
     const float* g = y.grad.get();
     if (float* dx = y.input_grad(0)) gemm(false, false, M, in_f, out_f, g, y.input_data(1), dx, true);
     if (float* dw = y.input_grad(1)) gemm(true, false, out_f, in_f, M, g, y.input_data(0), dw, true);
-    if (float* db = y.input_grad(2))
-      for (int64_t r = 0; r < M; ++r)
-        for (int64_t j = 0; j < out_f; ++j) db[j] += g[r * out_f + j];
+    if (float* db = y.input_grad(2)) {
+      // Columns split over threads, rows summed in order within each: deterministic.
+      constexpr int64_t kCols = 16;
+#pragma omp parallel for if (M * out_f >= kParallelMin)
+      for (int64_t j0 = 0; j0 < out_f; j0 += kCols) {
+        const int64_t j1 = std::min(out_f, j0 + kCols);
+        float acc[kCols] = {};
+        for (int64_t r = 0; r < M; ++r)
+          for (int64_t j = j0; j < j1; ++j) acc[j - j0] += g[r * out_f + j];
+        for (int64_t j = j0; j < j1; ++j) db[j] += acc[j - j0];
+      }
+    }
   });
 }
 

@@ -1,9 +1,11 @@
 // core/ops_nn.cpp — the neural-network ops with their own numerics: dropout, layer_norm and
 // softmax cross-entropy. Each keeps what its backward needs (mask, mean and 1/std, softmax).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/kernels/fast_exp.h"
 #include "core/ops.h"
 #include "core/parallel.h"
 #include "core/random.h"
@@ -11,22 +13,50 @@
 namespace d2l {
 
 // Inverted dropout (d2l 4.6): keep each element with probability 1-p and scale it by
-// 1/(1-p), so the expectation is unchanged and evaluation needs no rescaling. The mask is
-// drawn serially from the seeded generator, so it does not depend on the thread count.
+// 1/(1-p), so the expectation is unchanged and evaluation needs no rescaling.
+// The mask is a pure function of (key, element index): key is one draw from the seeded
+// generator, so masks follow manual_seed, and element i is kept iff
+// hash32(hash32(i ^ key_lo) + key_hi) >= p * 2^32. Being counter-based it runs in parallel
+// with the same bits for any thread count, vectorises (32-bit integer multiplies), and
+// backward recomputes it instead of storing a mask.
+namespace {
+// Chris Wellons' "lowbias32" integer hash: every output bit depends on every input bit.
+inline uint32_t hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+// out[i] (+)= keep(i) ? in[i] * scale : 0 for i in [0, n), n < 2^32 (checked by the caller).
+template <bool kAccumulate>
+void dropout_apply(float* __restrict out, const float* __restrict in, int64_t n, uint64_t key, uint32_t threshold,
+                   float scale) {
+  const uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
+#pragma omp parallel for simd if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = hash32(hash32(static_cast<uint32_t>(i) ^ k0) + k1) >= threshold ? in[i] * scale : 0.0f;
+    out[i] = kAccumulate ? out[i] + v : v;
+  }
+}
+}  // namespace
+
 Tensor dropout(const Tensor& x, float p, bool training) {
   check(p >= 0.0f && p <= 1.0f, "dropout", "probability must be in [0, 1], got ", p);
   if (!training || p == 0.0f) return x;  // the identity, as nn.Dropout in eval mode
   OpCall op("dropout", {x});
   const int64_t n = x.numel();
   const float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
-  std::vector<float> mask(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) mask[i] = random_uniform() >= p ? scale : 0.0f;
+  // p = 1 must drop everything: threshold 2^32 does not fit, so scale 0 does it instead.
+  const uint32_t threshold = p < 1.0f ? static_cast<uint32_t>(std::ldexp(static_cast<double>(p), 32)) : 0u;
+  check(n < (int64_t{1} << 32), "dropout", "more than 2^32 elements: ", x.shape());
+  const uint64_t key = random_u64();
   Tensor y = empty(x.shape());
-  for (int64_t i = 0; i < n; ++i) y.data()[i] = x.data()[i] * mask[i];
-  // forward: y = x * mask, so dx += dy * mask.
-  return op.finish(y, [mask = std::move(mask)](Node& y) {
-    if (float* dx = y.input_grad(0))
-      for (int64_t i = 0; i < y.numel; ++i) dx[i] += y.grad.get()[i] * mask[i];
+  dropout_apply<false>(y.data(), x.data(), n, key, threshold, scale);
+  // forward: y = x * mask, so dx += dy * mask (the mask recomputed from key).
+  return op.finish(y, [n, key, threshold, scale](Node& y) {
+    if (float* dx = y.input_grad(0)) dropout_apply<true>(dx, y.grad.get(), n, key, threshold, scale);
   });
 }
 
@@ -112,21 +142,28 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels) {
           " is not a class id in [0, ", C, ") (logits ", logits.shape(), ")");
     label[r] = static_cast<int64_t>(f);
   }
-  std::vector<float> prob(static_cast<size_t>(R * C));
+  // The softmax is kept for backward in a tensor (the caching allocator), not a vector.
+  Tensor prob_t = empty({R, C});
+  float* prob = prob_t.data();
   Tensor loss = empty(labels.shape());
   const float* z = logits.data();
 #pragma omp parallel for if (R * C >= kParallelMin)
   for (int64_t r = 0; r < R; ++r) {
+    const float* zr = z + r * C;
+    float* pr = prob + r * C;
     float m = -INFINITY, s = 0.0f;
-    for (int64_t c = 0; c < C; ++c) m = std::max(m, z[r * C + c]);
-    for (int64_t c = 0; c < C; ++c) s += (prob[r * C + c] = std::exp(z[r * C + c] - m));
-    for (int64_t c = 0; c < C; ++c) prob[r * C + c] /= s;
-    loss.data()[r] = (m - z[r * C + label[r]]) + std::log(s);  // not m + log s − z: see log_softmax
+    for (int64_t c = 0; c < C; ++c) m = std::max(m, zr[c]);
+    for (int64_t c = 0; c < C; ++c) pr[c] = fast_exp(zr[c] - m);  // vectorised
+    for (int64_t c = 0; c < C; ++c) s += pr[c];                      // in index order
+    const float inv = 1.0f / s;
+    for (int64_t c = 0; c < C; ++c) pr[c] *= inv;
+    loss.data()[r] = (m - zr[label[r]]) + std::log(s);  // not m + log s − z: see log_softmax
   }
-  return op.finish(loss, [R, C, label = std::move(label), prob = std::move(prob)](Node& y) {
+  return op.finish(loss, [R, C, label = std::move(label), prob_t](Node& y) {
     float* dz = y.input_grad(0);
     if (!dz) return;
     const float* g = y.grad.get();
+    const float* prob = prob_t.data();
 #pragma omp parallel for if (R * C >= kParallelMin)
     for (int64_t r = 0; r < R; ++r)
       for (int64_t c = 0; c < C; ++c) dz[r * C + c] += g[r] * (prob[r * C + c] - (c == label[r] ? 1.0f : 0.0f));

@@ -41,9 +41,26 @@ Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const c
   Tensor y = zeros(reduced_shape(x.shape(), d, keepdim));
   const float* px = x.data();
   float* py = y.data();
-  for (int64_t o = 0; o < p.outer; ++o)
-    for (int64_t j = 0; j < p.n; ++j)
-      for (int64_t i = 0; i < p.inner; ++i) py[o * p.inner + i] += px[(o * p.n + j) * p.inner + i];
+  if (p.inner == 1) {
+    // Summing a contiguous run: one running sum is a chain of dependent adds, so keep 16
+    // partial sums (vector lanes) and add them up in a fixed order. Still serial, so the
+    // result does not depend on the thread count.
+    for (int64_t o = 0; o < p.outer; ++o) {
+      const float* xr = px + o * p.n;
+      float lanes[16] = {};
+      int64_t j = 0;
+      for (; j + 16 <= p.n; j += 16)
+        for (int k = 0; k < 16; ++k) lanes[k] += xr[j + k];
+      float total = 0.0f;
+      for (int k = 0; k < 16; ++k) total += lanes[k];
+      for (; j < p.n; ++j) total += xr[j];
+      py[o] = total;
+    }
+  } else {
+    for (int64_t o = 0; o < p.outer; ++o)
+      for (int64_t j = 0; j < p.n; ++j)
+        for (int64_t i = 0; i < p.inner; ++i) py[o * p.inner + i] += px[(o * p.n + j) * p.inner + i];
+  }
   if (average)
     for (int64_t k = 0; k < y.numel(); ++k) py[k] *= scale;
   // Backward: each x[o, j, i] contributed once (times scale) to y[o, i].
@@ -51,6 +68,13 @@ Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const c
     float* dx = y.input_grad(0);
     if (!dx) return;
     const float* g = y.grad.get();
+    if (p.inner == 1) {
+      for (int64_t o = 0; o < p.outer; ++o) {
+        const float go = scale * g[o];
+        for (int64_t j = 0; j < p.n; ++j) dx[o * p.n + j] += go;
+      }
+      return;
+    }
     for (int64_t o = 0; o < p.outer; ++o)
       for (int64_t j = 0; j < p.n; ++j)
         for (int64_t i = 0; i < p.inner; ++i) dx[(o * p.n + j) * p.inner + i] += scale * g[o * p.inner + i];

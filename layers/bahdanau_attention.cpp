@@ -2,6 +2,7 @@
 // (sec_seq2seq_attention): Seq2SeqAttentionDecoder.
 #include "layers/bahdanau_attention.h"
 
+#include "core/autograd.h"
 #include "core/ops.h"
 #include "layers/seq2seq.h"
 
@@ -34,6 +35,7 @@ DecoderState Seq2SeqAttentionDecoder::init_state(const EncoderOutputs& enc_outpu
 }
 
 std::pair<Tensor, DecoderState> Seq2SeqAttentionDecoder::forward(const Tensor& X, const DecoderState& state) {
+  SectionScope section("10.4 Seq2SeqAttentionDecoder");
   check(state.size() == 3, "Seq2SeqAttentionDecoder", "state must be {enc_outputs, hidden_state, enc_valid_lens}, got ",
         state.size(), " tensors");
   // enc_outputs (batch_size, num_steps, num_hiddens); hidden_state (num_layers, batch_size, num_hiddens)

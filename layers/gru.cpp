@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/kernels/fast_exp.h"
 #include "core/kernels/gemm.h"
 #include "core/ops.h"
 #include "core/optim.h"
@@ -21,32 +22,12 @@ namespace {
 // elements (the origin document's 32 × 512 batch), while the book's 64 × 32 stays serial.
 constexpr int64_t kGateParallelMin = 1 << 12;
 
-// e^x for the gates, in a form the compiler vectorises (libm's expf and tanhf are scalar
-// calls, ~15 ns each: with three per element they dominated the recurrence). Cody–Waite range reduction x = k ln2 + r, |r| <= ln2/2,
-// then Cephes' degree-6 polynomial for e^r (error ~1 ulp) and 2^k put in the exponent bits.
-// x is clamped to [-87.3, 88.3], where 2^k stays a normal float: e^-100 comes out 1.2e-38
-// instead of 3.7e-44, which no gate can tell apart from 0. NaN passes through.
-inline float exp_gate(float x) {
-  x = std::min(std::max(x, -87.3f), 88.3f);
-  // k = round(x / ln2) by the 1.5 · 2^23 trick: adding it pushes the fraction bits out of
-  // the mantissa (round to nearest), subtracting it back leaves the integer. IEEE math
-  // keeps both steps (no -ffast-math here), and unlike std::floor it vectorises.
-  const float k = (x * 1.44269504f + 12582912.0f) - 12582912.0f;
-  const float r = x - k * 0.693359375f + k * 2.12194440e-4f;  // ln2 split in two for exactness
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;  // 2^k
-  return p * __builtin_bit_cast(float, bits);  // std::bit_cast in C++20
-}
-inline float sigmoid_gate(float x) { return 1.0f / (1.0f + exp_gate(-x)); }
+// The gates use core's vectorisable fast_exp (kernels/fast_exp.h): libm's expf and tanhf
+// are scalar calls, ~15 ns each, and with three per element they dominated the recurrence.
+inline float sigmoid_gate(float x) { return 1.0f / (1.0f + fast_exp(-x)); }
 // tanh x = 1 − 2 / (1 + e^{2x}): saturates cleanly at ±1; absolute error ~1e-7 (near 0 the
 // subtraction loses relative, not absolute, accuracy, and h is O(1)).
-inline float tanh_gate(float x) { return 1.0f - 2.0f / (1.0f + exp_gate(2.0f * x)); }
+inline float tanh_gate(float x) { return 1.0f - 2.0f / (1.0f + fast_exp(2.0f * x)); }
 
 // One row of the forward gate math (D hidden units). The three gate blocks come as three
 // restrict pointers so the compiler can prove they do not overlap and vectorise the loop.
@@ -222,6 +203,7 @@ GRU::GRU(int64_t input_size_, int64_t num_hiddens_, int64_t num_layers_, float d
 }
 
 std::pair<Tensor, Tensor> GRU::forward(const Tensor& X, const Tensor& state) {
+  SectionScope section("9.1 GRU");
   check(X.defined() && X.ndim() == 3 && X.shape()[2] == input_size && X.shape()[0] >= 1, "GRU",
         "X must be (num_steps >= 1, batch_size, input_size = ", input_size, "), got ",
         X.defined() ? X.shape() : Shape{});

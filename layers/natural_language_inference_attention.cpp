@@ -23,6 +23,7 @@ mlp::mlp(int64_t num_inputs, int64_t num_hiddens, bool flatten)
 }
 
 Tensor mlp::forward(const Tensor& x) const {
+  SectionScope section("15.5 mlp");
   Tensor y = relu(linear1(dropout1(x)));
   // nn.Flatten(start_dim=1): (batch_size, d1, d2, ...) -> (batch_size, d1 * d2 * ...).
   if (flatten && y.ndim() > 2) y = reshape(y, {y.size(0), -1});
@@ -48,6 +49,7 @@ void check_lens(const char* layer, const char* name, const Tensor& lens, const T
 }  // namespace
 
 Attend::Output Attend::forward(const Tensor& A, const Tensor& B, const Tensor& valid_lens_A, const Tensor& valid_lens_B) {
+  SectionScope section("15.5 Attend");
   check(A.defined() && B.defined() && A.ndim() == 3 && B.ndim() == 3 && A.size(0) == B.size(0) &&
             A.size(2) == f.linear1.in_features && B.size(2) == f.linear1.in_features,
         "Attend", "expected A (batch_size, m, ", f.linear1.in_features, ") and B (batch_size, n, ",
@@ -77,6 +79,7 @@ Compare::Compare(int64_t num_inputs, int64_t num_hiddens) : g(num_inputs, num_hi
 }
 
 Compare::Output Compare::forward(const Tensor& A, const Tensor& B, const Tensor& beta, const Tensor& alpha) const {
+  SectionScope section("15.5 Compare");
   check(A.defined() && B.defined() && beta.defined() && alpha.defined() && A.ndim() == 3 && B.ndim() == 3 &&
             beta.shape() == A.shape() && alpha.shape() == B.shape() && A.size(0) == B.size(0) &&
             A.size(2) + beta.size(2) == g.linear1.in_features && B.size(2) + alpha.size(2) == g.linear1.in_features,
@@ -96,6 +99,7 @@ Aggregate::Aggregate(int64_t num_inputs, int64_t num_hiddens, int64_t num_output
 
 Tensor Aggregate::forward(const Tensor& V_A, const Tensor& V_B, const Tensor& valid_lens_A,
                           const Tensor& valid_lens_B) const {
+  SectionScope section("15.5 Aggregate");
   check(V_A.defined() && V_B.defined() && V_A.ndim() == 3 && V_B.ndim() == 3 && V_A.size(0) == V_B.size(0) &&
             V_A.size(2) + V_B.size(2) == h.linear1.in_features,
         "Aggregate", "expected V_A (batch_size, m, k) and V_B (batch_size, n, k') with k + k' = ", h.linear1.in_features,
@@ -142,6 +146,7 @@ Tensor valid_lengths(const Tensor& tokens, int64_t pad_idx) {
 }
 
 Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypotheses) {
+  SectionScope section("15.5 DecomposableAttention");
   check(premises.defined() && hypotheses.defined() && premises.ndim() == 2 && hypotheses.ndim() == 2 &&
             premises.size(0) == hypotheses.size(0),
         "DecomposableAttention", "expected premises (batch_size, m) and hypotheses (batch_size, n), got ",

@@ -2,6 +2,7 @@
 // (sec_seq2seq): Seq2SeqEncoder, Seq2SeqDecoder, MaskedSoftmaxCELoss.
 #include "layers/seq2seq.h"
 
+#include "core/autograd.h"
 #include "core/ops.h"
 
 namespace d2l {
@@ -22,6 +23,7 @@ Seq2SeqEncoder::Seq2SeqEncoder(int64_t vocab_size, int64_t embed_size, int64_t n
 }
 
 EncoderOutputs Seq2SeqEncoder::forward(const Tensor& X, const Tensor&) {
+  SectionScope section("9.7 Seq2SeqEncoder");
   // In recurrent models the first axis is time: X (num_steps, batch_size, embed_size).
   const Tensor emb = embed_time_major(embedding, X, "Seq2SeqEncoder");
   // No state given: the GRU starts from zeros.
@@ -48,6 +50,7 @@ DecoderState Seq2SeqDecoder::init_state(const EncoderOutputs& enc_outputs, const
 }
 
 std::pair<Tensor, DecoderState> Seq2SeqDecoder::forward(const Tensor& X, const DecoderState& state) {
+  SectionScope section("9.7 Seq2SeqDecoder");
   check(state.size() == 1, "Seq2SeqDecoder", "state must be {hidden state}, got ", state.size(), " tensors");
   const Tensor emb = embed_time_major(embedding, X, "Seq2SeqDecoder");  // (num_steps, batch_size, embed_size)
   check(state[0].ndim() == 3, "Seq2SeqDecoder", "state must be (num_layers, batch_size, num_hiddens), got ",
@@ -64,6 +67,7 @@ std::pair<Tensor, DecoderState> Seq2SeqDecoder::forward(const Tensor& X, const D
 
 // --- MaskedSoftmaxCELoss ---------------------------------------------------------------------
 Tensor MaskedSoftmaxCELoss::forward(const Tensor& pred, const Tensor& label, const Tensor& valid_len) const {
+  SectionScope section("9.7 MaskedSoftmaxCELoss");
   check(pred.defined() && label.defined() && valid_len.defined(), "MaskedSoftmaxCELoss",
         "pred, label and valid_len must be defined");
   check(pred.ndim() == 3 && label.ndim() == 2 && pred.size(0) == label.size(0) && pred.size(1) == label.size(1),

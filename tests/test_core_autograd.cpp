@@ -16,6 +16,9 @@
 #include "core/autograd.h"
 #include "core/ops.h"
 #include "core/random.h"
+#include "tests/test_util.h"
+
+using d2l_test::message_has;
 
 using namespace d2l;
 namespace utf = boost::unit_test;
@@ -33,18 +36,6 @@ Tensor leaf(const std::vector<float>& v, const Shape& s) {
   Tensor t = tensor(v, s);
   t.requires_grad_();
   return t;
-}
-
-auto message_has(std::vector<std::string> parts) {
-  return [parts](const std::invalid_argument& e) {
-    const std::string msg = e.what();
-    for (const auto& p : parts)
-      if (msg.find(p) == std::string::npos) {
-        BOOST_TEST_MESSAGE("missing '" << p << "' in: " << msg);
-        return false;
-      }
-    return true;
-  };
 }
 
 std::string temp_path(const std::string& name) {

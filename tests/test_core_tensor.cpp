@@ -13,6 +13,9 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "core/tensor.h"
+#include "tests/test_util.h"
+
+using d2l_test::message_has;
 
 using namespace d2l;
 
@@ -21,18 +24,6 @@ namespace {
 void check_values(const Tensor& t, const Shape& shape, const std::vector<float>& want) {
   BOOST_TEST(t.shape() == shape, "shape " << shape_str(t.shape()) << " vs " << shape_str(shape));
   BOOST_TEST(t.to_vector() == want, boost::test_tools::per_element());
-}
-
-auto message_has(std::vector<std::string> parts) {
-  return [parts](const std::invalid_argument& e) {
-    const std::string msg = e.what();
-    for (const auto& p : parts)
-      if (msg.find(p) == std::string::npos) {
-        BOOST_TEST_MESSAGE("missing '" << p << "' in: " << msg);
-        return false;
-      }
-    return true;
-  };
 }
 
 }  // namespace

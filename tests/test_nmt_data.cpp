@@ -15,6 +15,9 @@
 #include "tools/bleu.h"
 #include "tools/nmt_data.h"
 #include "tools/text.h"
+#include "tests/test_util.h"
+
+using d2l_test::message_has;
 
 namespace utf = boost::unit_test;
 namespace tt = boost::test_tools;
@@ -34,19 +37,6 @@ struct TempFile {
   }
   ~TempFile() { std::remove(path.c_str()); }
 };
-
-// Predicate for BOOST_CHECK_EXCEPTION: the message contains every one of `parts`.
-auto has_all(std::vector<std::string> parts) {
-  return [parts](const std::invalid_argument& e) {
-    const std::string msg = e.what();
-    for (const auto& p : parts)
-      if (msg.find(p) == std::string::npos) {
-        BOOST_TEST_MESSAGE("missing '" << p << "' in: " << msg);
-        return false;
-      }
-    return true;
-  };
-}
 
 tt::assertion_result file_present(const char* path) {
   if (std::ifstream(path)) return true;
@@ -126,9 +116,9 @@ BOOST_AUTO_TEST_CASE(vocab_order_min_freq_reserved) {
   BOOST_TEST((res.idx_to_token() == std::vector<std::string>{"<unk>", "<eos>", "x"}));
 
   BOOST_CHECK_EXCEPTION(d2l::Vocab(tokens, 0, {"<pad>", "<pad>"}), std::invalid_argument,
-                        has_all({"[Vocab]", "<pad>"}));
+                        message_has({"[Vocab]", "<pad>"}));
   BOOST_CHECK_EXCEPTION(all.to_tokens(int64_t{8}), std::invalid_argument,
-                        has_all({"[Vocab::to_tokens]", "8"}));
+                        message_has({"[Vocab::to_tokens]", "8"}));
 }
 
 BOOST_AUTO_TEST_CASE(truncate_pad_cases) {
@@ -147,7 +137,7 @@ BOOST_AUTO_TEST_CASE(build_array_valid_len) {
   BOOST_TEST((row(arr, 2) == std::vector<int64_t>{3, 1, 1, 1}));
   BOOST_TEST((arr.valid_len == std::vector<int64_t>{3, 4, 1}));
   BOOST_CHECK_EXCEPTION(d2l::build_array_nmt(lines, v, 0), std::invalid_argument,
-                        has_all({"[build_array_nmt]", "num_steps", "0"}));
+                        message_has({"[build_array_nmt]", "num_steps", "0"}));
 }
 
 BOOST_AUTO_TEST_CASE(tokenize_keeps_num_examples_plus_one) {
@@ -177,21 +167,21 @@ BOOST_AUTO_TEST_CASE(bleu_book_vectors) {
   BOOST_TEST(d2l::bleu("A B", "A B C D E F", 2) == 0.1353352832366127, tt::tolerance(1e-12));
   BOOST_TEST(d2l::bleu("va", "va !", 2) == 0.0);  // shorter than k: 0, not a division by 0
   BOOST_TEST(d2l::bleu("x y", "a b", 1) == 0.0);
-  BOOST_CHECK_EXCEPTION(d2l::bleu("a", "a", 0), std::invalid_argument, has_all({"[bleu]", "k"}));
+  BOOST_CHECK_EXCEPTION(d2l::bleu("a", "a", 0), std::invalid_argument, message_has({"[bleu]", "k"}));
 }
 
 BOOST_AUTO_TEST_CASE(error_missing_file) {
   const std::string path = "/tmp/d2l_test_nmt_no_such_dir/fra.txt";
   BOOST_CHECK_EXCEPTION(d2l::read_data_nmt(path), std::invalid_argument,
-                        has_all({"[read_data_nmt]", path, "make data", "--data"}));
+                        message_has({"[read_data_nmt]", path, "make data", "--data"}));
   BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 8, 600, path), std::invalid_argument,
-                        has_all({"[read_data_nmt]", path}));
+                        message_has({"[read_data_nmt]", path}));
 }
 
 BOOST_AUTO_TEST_CASE(error_line_without_tab) {
   TempFile f("Go.\tVa !\nHi.\tSalut !\nRun! Cours !\n", "notab");
   BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 8, 600, f.path), std::invalid_argument,
-                        has_all({"[tokenize_nmt]", f.path + ":3:", "no tab", "run ! cours !"}));
+                        message_has({"[tokenize_nmt]", f.path + ":3:", "no tab", "run ! cours !"}));
   // Lines past num_examples are never looked at, as in the book.
   BOOST_TEST(d2l::load_data_nmt(2, 8, 1, f.path).src.rows() == 2);
 }
@@ -199,29 +189,29 @@ BOOST_AUTO_TEST_CASE(error_line_without_tab) {
 BOOST_AUTO_TEST_CASE(error_invalid_utf8) {
   TempFile f("Go.\tVa !\nHi.\tSal\xC3(ut !\n", "utf8");  // C3 must be followed by 80..BF
   BOOST_CHECK_EXCEPTION(d2l::read_data_nmt(f.path), std::invalid_argument,
-                        has_all({"[validate_utf8]", f.path + ":2:", "byte 8", "0xc3"}));
+                        message_has({"[validate_utf8]", f.path + ":2:", "byte 8", "0xc3"}));
   BOOST_CHECK_EXCEPTION(d2l::validate_utf8("\xED\xA0\x80", "s", 7), std::invalid_argument,
-                        has_all({"s:7:"}));  // a UTF-16 surrogate
+                        message_has({"s:7:"}));  // a UTF-16 surrogate
   BOOST_CHECK_EXCEPTION(d2l::validate_utf8("\xC0\xAF", "s", 1), std::invalid_argument,
-                        has_all({"s:1:"}));  // overlong '/'
+                        message_has({"s:1:"}));  // overlong '/'
   BOOST_CHECK_NO_THROW(d2l::validate_utf8("ça\u202f! \U0001F600", "s", 1));
 }
 
 BOOST_AUTO_TEST_CASE(error_empty_corpus) {
   TempFile f("\n\n", "empty");
   BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 8, 600, f.path), std::invalid_argument,
-                        has_all({"[tokenize_nmt]", f.path, "empty corpus", "lines 1..3"}));
+                        message_has({"[tokenize_nmt]", f.path, "empty corpus", "lines 1..3"}));
   TempFile g("", "empty0");
   BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 8, 600, g.path), std::invalid_argument,
-                        has_all({"[tokenize_nmt]", g.path, "empty corpus"}));
+                        message_has({"[tokenize_nmt]", g.path, "empty corpus"}));
 }
 
 BOOST_AUTO_TEST_CASE(error_num_steps_and_batch_size) {
   TempFile f("Go.\tVa !\n", "steps");
   BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 0, 600, f.path), std::invalid_argument,
-                        has_all({"[load_data_nmt]", "num_steps", "0"}));
+                        message_has({"[load_data_nmt]", "num_steps", "0"}));
   BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(0, 8, 600, f.path), std::invalid_argument,
-                        has_all({"[load_data_nmt]", "batch_size", "0"}));
+                        message_has({"[load_data_nmt]", "batch_size", "0"}));
 }
 
 BOOST_AUTO_TEST_CASE(load_and_batches) {
@@ -260,7 +250,7 @@ BOOST_AUTO_TEST_CASE(load_and_batches) {
   for (int64_t r = 0; r < d.src.rows(); ++r) all.insert(row(d.src, r));
   BOOST_TEST((seen == all));
   BOOST_CHECK_EXCEPTION(d.epoch_batches([](int64_t n) { return n; }), std::invalid_argument,
-                        has_all({"[NmtData::epoch_batches]", "random_int(7) returned 7"}));
+                        message_has({"[NmtData::epoch_batches]", "random_int(7) returned 7"}));
 }
 
 BOOST_AUTO_TEST_CASE(data_source_order) {

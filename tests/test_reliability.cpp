@@ -32,6 +32,9 @@
 #include "layers/natural_language_inference_attention.h"
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
+#include "tests/test_util.h"
+
+using d2l_test::message_has;
 
 namespace fs = std::filesystem;
 using d2l::Tensor;
@@ -129,21 +132,6 @@ struct CheckNumerics {  // on for one scope, off again even if the test fails
   CheckNumerics() { d2l::set_check_numerics(true); }
   ~CheckNumerics() { d2l::set_check_numerics(false); }
 };
-
-// A predicate for BOOST_CHECK_EXCEPTION: the message holds every part.
-template <class E>
-std::function<bool(const E&)> says(std::vector<std::string> parts) {
-  return [parts](const E& e) {
-    const std::string what = e.what();
-    BOOST_TEST_MESSAGE(what);
-    for (const std::string& p : parts)
-      if (what.find(p) == std::string::npos) {
-        BOOST_TEST_MESSAGE("missing: " << p);
-        return false;
-      }
-    return true;
-  };
-}
 
 // --- files and programs -----------------------------------------------------------------------
 struct TempDir {
@@ -336,7 +324,7 @@ BOOST_AUTO_TEST_CASE(numerics_nan_fed_into_an_op) {
   const Tensor x = d2l::tensor({1.0f, NAN, 3.0f});
   // The first op that sees it stops, and says the NaN came in through its input 0.
   BOOST_CHECK_EXCEPTION(x * 2.0f + 1.0f, std::runtime_error,
-                        says<std::runtime_error>({"[check_numerics] output of 'mul_scalar'", "flat index 1",
+                        message_has({"[check_numerics] output of 'mul_scalar'", "flat index 1",
                                                   "mul_scalar (3,) -> (3,)", "input 0 (3,) already holds nan",
                                                   "came from outside the checked ops"}));
 }
@@ -346,13 +334,13 @@ BOOST_AUTO_TEST_CASE(numerics_nan_created_inside_stops_at_that_op) {
   // log(-1) is the first non-finite value; exp and sum after it never run.
   const Tensor x = d2l::tensor({{1.0f, 2.0f}, {-1.0f, 4.0f}});
   BOOST_CHECK_EXCEPTION(d2l::sum(d2l::exp(d2l::log(x) * 0.5f)), std::runtime_error,
-                        says<std::runtime_error>({"output of 'log'", "flat index 2", "log (2, 2) -> (2, 2)",
+                        message_has({"output of 'log'", "flat index 2", "log (2, 2) -> (2, 2)",
                                                   "created by this op"}));
   {
     d2l::SectionScope outer("10.2 my section");
     d2l::SectionScope inner("my layer");
     BOOST_CHECK_EXCEPTION(d2l::sqrt(x), std::runtime_error,
-                          says<std::runtime_error>({"'sqrt'", "in section 10.2 my section > my layer"}));
+                          message_has({"'sqrt'", "in section 10.2 my section > my layer"}));
   }
   BOOST_CHECK_EQUAL(d2l::current_section(), "");
   // Off: no check, the NaN simply flows on.
@@ -369,7 +357,7 @@ BOOST_AUTO_TEST_CASE(numerics_nan_fed_into_a_layer_names_its_section) {
   queries.data()[5] = NAN;
   const Tensor keys = d2l::normal(0.0f, 1.0f, {2, 4, 8});
   BOOST_CHECK_EXCEPTION(attention(queries, keys, keys), std::runtime_error,
-                        says<std::runtime_error>({"output of 'linear'", "linear (2, 3, 8) (8, 8) none -> (2, 3, 8)",
+                        message_has({"output of 'linear'", "linear (2, 3, 8) (8, 8) none -> (2, 3, 8)",
                                                   "in section 10.5 MultiHeadAttention > Linear", "input 0"}));
   BOOST_CHECK_EQUAL(d2l::current_section(), "");  // the scopes unwound with the exception
   // Nested layers: the path from the outermost one.
@@ -378,7 +366,32 @@ BOOST_AUTO_TEST_CASE(numerics_nan_fed_into_a_layer_names_its_section) {
   Tensor X = d2l::normal(0.0f, 1.0f, {2, 3, 8});
   X.data()[0] = INFINITY;
   BOOST_CHECK_EXCEPTION(block(X, Tensor()), std::runtime_error,
-                        says<std::runtime_error>({"in section 10.7 EncoderBlock > 10.5 MultiHeadAttention > Linear"}));
+                        message_has({"in section 10.7 EncoderBlock > 10.5 MultiHeadAttention > Linear"}));
+}
+
+BOOST_AUTO_TEST_CASE(numerics_nan_in_seq2seq_and_nli_layers_names_their_sections) {
+  CheckNumerics on;
+  d2l::manual_seed(7);
+  // 15.5: a NaN weight in Attend's MLP f stops at its first Linear, three layers deep.
+  const d2l::Vocab vocab({{"a", "b", "c"}}, 0, {"<pad>"});
+  d2l::DecomposableAttention nli(vocab, 8, 8, 8, 16, 16);
+  nli.eval();
+  nli.attend.f.linear1.weight.data()[0] = NAN;
+  const Tensor P = d2l::tensor({{1.0f, 2.0f, 0.0f}}), H = d2l::tensor({{3.0f, 1.0f, 0.0f}});
+  BOOST_CHECK_EXCEPTION(nli(P, H), std::runtime_error,
+                        message_has({"output of 'linear'",
+                                                  "in section 15.5 DecomposableAttention > 15.5 Attend > 15.5 mlp > Linear",
+                                                  "input 1"}));
+  // 10.4: a NaN GRU weight in the attention decoder stops inside its GRU.
+  d2l::Seq2SeqEncoder encoder(10, 4, 6, 1);
+  d2l::Seq2SeqAttentionDecoder decoder(10, 4, 6, 1);
+  d2l::EncoderDecoder net(encoder, decoder);
+  net.eval();
+  decoder.rnn.weight_hh[0].data()[0] = NAN;
+  const Tensor X = d2l::tensor({{1.0f, 2.0f, 3.0f}});
+  BOOST_CHECK_EXCEPTION(net(X, X, d2l::tensor({3.0f})), std::runtime_error,
+                        message_has({"in section 9.6 EncoderDecoder > 10.4 Seq2SeqAttentionDecoder > 9.1 GRU"}));
+  BOOST_CHECK_EQUAL(d2l::current_section(), "");
 }
 
 BOOST_AUTO_TEST_CASE(numerics_gradient_names_the_section_of_its_forward) {
@@ -391,7 +404,7 @@ BOOST_AUTO_TEST_CASE(numerics_gradient_names_the_section_of_its_forward) {
     y = d2l::sum(d2l::sqrt(x));  // forward is finite (0, 2); d sqrt(x)/dx = 1/(2 sqrt x) = inf at 0
   }
   BOOST_CHECK_EXCEPTION(y.backward(), std::runtime_error,
-                        says<std::runtime_error>({"[check_numerics] gradient of 'sqrt'", "flat index 0 of input 0 (2,)",
+                        message_has({"[check_numerics] gradient of 'sqrt'", "flat index 0 of input 0 (2,)",
                                                   "in section 10.6 PositionalEncoding"}));
 }
 
@@ -430,7 +443,7 @@ BOOST_AUTO_TEST_CASE(checkpoint_interrupted_save_keeps_the_old_file) {
   // The temporary file cannot be written (a directory is in its place): save fails loudly...
   fs::create_directory(path + ".tmp");
   BOOST_CHECK_EXCEPTION(net.save(path), std::runtime_error,
-                        says<std::runtime_error>({"[Module.save]", path + ".tmp"}));
+                        message_has({"[Module.save]", path + ".tmp"}));
   // ...and the previous file is untouched and still loads.
   BOOST_CHECK(slurp(path) == old_bytes);
   d2l::Linear back(3, 2);
@@ -493,7 +506,7 @@ BOOST_AUTO_TEST_CASE(checkpoint_bad_files_fail_clearly_and_change_nothing) {
   wider.save(bad.string());
   refused(slurp(bad), "parameter 'weight' has shape (2, 4), the model expects (2, 3)");
   BOOST_CHECK_EXCEPTION(net.load((tmp.path / "missing.params").string()), std::runtime_error,
-                        says<std::runtime_error>({"[Module.load]", "missing.params", "cannot open"}));
+                        message_has({"[Module.load]", "missing.params", "cannot open"}));
   BOOST_CHECK(first_difference(flat(net.parameters()), before).empty());
 }
 
@@ -547,14 +560,9 @@ BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
   BOOST_CHECK(slurp(tmp.path / "e").rfind("error: ", 0) == 0);
 }
 
-// 50,000 nested '[' overflow the stack of the tool's recursive list parser (tools/cli/heatmap.cpp,
-// Nested::list: SEGV, rc 139; under ASan "stack-overflow"). Skipped until that file limits the
-// depth (only 1-D to 4-D tensors are accepted, so depth 5 can already be refused); then remove
-// the precondition. Run it now with D2L_KNOWN_CRASHES=1.
-BOOST_AUTO_TEST_CASE(heatmap_deep_nesting_is_an_error,
-                     *boost::unit_test::precondition([](boost::unit_test::test_unit_id) {
-                       return boost::test_tools::assertion_result(std::getenv("D2L_KNOWN_CRASHES") != nullptr);
-                     })) {
+// Regression: 50,000 nested '[' overflowed the stack of the recursive list parser
+// (tools/heatmap_text.cpp, Nested::list: SEGV, rc 139). The depth is now capped at 4.
+BOOST_AUTO_TEST_CASE(heatmap_deep_nesting_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");
   TempDir tmp("heatmap_deep");

@@ -22,6 +22,9 @@
 #include "tests/gradcheck.h"
 #include "tools/nmt_data.h"
 #include "tools/train_seq2seq.h"
+#include "tests/test_util.h"
+
+using d2l_test::message_has;
 
 namespace tt = boost::test_tools;
 using d2l::Shape;
@@ -37,18 +40,6 @@ std::string fra_path() {
   if (std::ifstream(kRealFra)) return kRealFra;
   BOOST_TEST_MESSAGE("note: " << kRealFra << " not found, training on " << kBundled);
   return kBundled;
-}
-
-auto has_all(std::vector<std::string> parts) {
-  return [parts](const std::exception& e) {
-    const std::string msg = e.what();
-    for (const auto& p : parts)
-      if (msg.find(p) == std::string::npos) {
-        BOOST_TEST_MESSAGE("missing '" << p << "' in: " << msg);
-        return false;
-      }
-    return true;
-  };
 }
 
 Tensor random_ids(int64_t vocab, const Shape& shape) {
@@ -208,10 +199,10 @@ BOOST_AUTO_TEST_CASE(predict_edge_cases) {
   d2l::Seq2SeqDecoder dec(m.data.tgt_vocab.size(), 8, 8, 1);
   d2l::EncoderDecoder plain(enc, dec);
   BOOST_CHECK_EXCEPTION(d2l::predict_seq2seq(plain, "go .", m.data.src_vocab, m.data.tgt_vocab, 10, "cpu", true),
-                        std::invalid_argument, has_all({"[predict_seq2seq]", "AttentionDecoder"}));
+                        std::invalid_argument, message_has({"[predict_seq2seq]", "AttentionDecoder"}));
   auto [tp, wp] = d2l::predict_seq2seq(plain, "go .", m.data.src_vocab, m.data.tgt_vocab, 10);
   BOOST_TEST(wp.empty());
-  BOOST_CHECK_EXCEPTION(m.train(0), std::invalid_argument, has_all({"[train_seq2seq]", "num_epochs"}));
+  BOOST_CHECK_EXCEPTION(m.train(0), std::invalid_argument, message_has({"[train_seq2seq]", "num_epochs"}));
 }
 
 BOOST_AUTO_TEST_CASE(origin_document_example) {
@@ -237,13 +228,13 @@ BOOST_AUTO_TEST_CASE(origin_document_example) {
 BOOST_AUTO_TEST_CASE(decoder_errors) {
   d2l::Seq2SeqAttentionDecoder decoder(5, 3, 4, 2);
   BOOST_CHECK_EXCEPTION(decoder.init_state({d2l::zeros({3, 2, 4})}, Tensor()), std::invalid_argument,
-                        has_all({"[Seq2SeqAttentionDecoder]", "1 tensors"}));
+                        message_has({"[Seq2SeqAttentionDecoder]", "1 tensors"}));
   BOOST_CHECK_EXCEPTION(decoder.init_state({d2l::zeros({3, 2, 5}), d2l::zeros({2, 2, 4})}, Tensor()),
-                        std::invalid_argument, has_all({"[Seq2SeqAttentionDecoder]", "(3, 2, 5)", "(2, 2, 4)"}));
+                        std::invalid_argument, message_has({"[Seq2SeqAttentionDecoder]", "(3, 2, 5)", "(2, 2, 4)"}));
   BOOST_CHECK_EXCEPTION(decoder(d2l::zeros({2, 3}), {d2l::zeros({2, 3, 4}), d2l::zeros({2, 2, 4})}),
-                        std::invalid_argument, has_all({"[Seq2SeqAttentionDecoder]", "2 tensors"}));
+                        std::invalid_argument, message_has({"[Seq2SeqAttentionDecoder]", "2 tensors"}));
   BOOST_CHECK_EXCEPTION(decoder(d2l::zeros({2, 3}), {d2l::zeros({2, 3, 4}), d2l::zeros({2, 5, 4}), Tensor()}),
-                        std::invalid_argument, has_all({"[Seq2SeqAttentionDecoder]", "(2, 5, 4)", "(2, 3)"}));
+                        std::invalid_argument, message_has({"[Seq2SeqAttentionDecoder]", "(2, 5, 4)", "(2, 3)"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -14,6 +14,9 @@
 #include "core/random.h"
 #include "tools/glove.h"
 #include "tools/snli_data.h"
+#include "tests/test_util.h"
+
+using d2l_test::message_has;
 
 namespace fs = std::filesystem;
 using d2l::SNLIData;
@@ -53,19 +56,6 @@ std::string captured(F f) {
   }
   std::cout.rdbuf(old);
   return os.str();
-}
-
-// The exception's message contains every one of `parts`.
-auto message_has(std::vector<std::string> parts) {
-  return [parts](const std::invalid_argument& e) {
-    const std::string what = e.what();
-    for (const auto& p : parts)
-      if (what.find(p) == std::string::npos) {
-        BOOST_TEST_MESSAGE("message '" << what << "' lacks '" << p << "'");
-        return false;
-      }
-    return true;
-  };
 }
 
 // One row of the official format: 14 columns, the ones read_snli ignores filled in the way

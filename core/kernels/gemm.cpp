@@ -308,6 +308,35 @@ void gemm_small(const Job& j) {
   }
 }
 
+// One or two columns of C with A not transposed (a Linear to 1 output, such as Bahdanau's
+// score layer w_v): the NR-column tile would be 31/32 padding, so each C element is a dot
+// product of a contiguous row of A with a column of op(B), summed in 16 lanes that are added
+// up in a fixed order (a single running sum would be a chain of dependent adds). The order
+// depends on K only, never on the thread count.
+constexpr int64_t kSmallN = 2;
+template <int64_t BK>  // the k-stride of op(B): 1 when B is stored (N, K), else 0 = "N"
+void gemm_narrow_rows(const Job& j) {
+  constexpr int64_t L = 16;
+  const int64_t bk = BK ? BK : j.N, bq = BK ? j.K : 1;  // op(B)[k, q] = B[k*bk + q*bq]
+  for (int64_t i = 0; i < j.M; ++i) {
+    const float* a = j.A + i * j.K;
+    for (int64_t q = 0; q < j.N; ++q) {
+      const float* b = j.B + q * bq;
+      float lanes[L] = {};
+      int64_t k = 0;
+      for (; k + L <= j.K; k += L)
+        for (int64_t l = 0; l < L; ++l) lanes[l] += a[k + l] * b[(k + l) * bk];
+      for (int64_t h = L / 2; h > 0; h /= 2)  // pairwise, in a fixed order
+        for (int64_t l = 0; l < h; ++l) lanes[l] += lanes[l + h];
+      float s = lanes[0];
+      for (; k < j.K; ++k) s += a[k] * b[k * bk];
+      float& c = j.C[i * j.N + q];
+      c = j.accumulate ? c + s : s;
+    }
+  }
+}
+void gemm_narrow(const Job& j) { j.trans_b || j.N == 1 ? gemm_narrow_rows<1>(j) : gemm_narrow_rows<0>(j); }
+
 // One thread, blocks in plain order. Used for small products and for each matrix of a batch.
 void gemm_serial(const Job& j) {
   const int64_t NCb = column_block(j.N, j.K);
@@ -321,7 +350,11 @@ void gemm_serial(const Job& j) {
   }
 }
 
-void gemm_one_thread(const Job& j) { j.M <= kSmallM ? gemm_small(j) : gemm_serial(j); }
+void gemm_one_thread(const Job& j) {
+  if (j.M <= kSmallM) gemm_small(j);
+  else if (j.N <= kSmallN && !j.trans_a) gemm_narrow(j);
+  else gemm_serial(j);
+}
 
 // How to cut the M x nc block of C (R = ceil(M/MR) micro-rows, P micro-panels) into ni x nj
 // tasks for T threads. Tall blocks: split rows into ni pieces, a multiple of T, each at most
@@ -393,7 +426,7 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const flo
   // The size test sits here rather than in an if() clause on the pragma because even a
   // parallel region that does not fork costs ~0.4 us in libgomp (it sets up a team of one):
   // measured, that halves the speed of a 14 x 32 x 64 product, the size of one attention head.
-  if (j.M <= kSmallM || double(M) * double(N) * double(K) < kGemmParallelMin)
+  if (j.M <= kSmallM || (j.N <= kSmallN && !j.trans_a) || double(M) * double(N) * double(K) < kGemmParallelMin)
     gemm_one_thread(j);
   else
     gemm_parallel(j);
@@ -410,7 +443,7 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
   auto job = [&](int64_t b) { return Job{trans_a, trans_b, M, N, K, A + b * M * K, B + b * K * N, C + b * M * N, accumulate}; };
   // Few big matrices: split each one over the threads. Otherwise one matrix per thread at a
   // time (no synchronisation inside a matrix). Both give identical bits, see gemm.h.
-  if (M > kSmallM && work >= kGemmParallelMin && batch < 4 * T) {
+  if (M > kSmallM && !(N <= kSmallN && !trans_a) && work >= kGemmParallelMin && batch < 4 * T) {
     for (int64_t b = 0; b < batch; ++b) gemm_parallel(job(b));
     return;
   }
