@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/autograd.h"
+#include "core/kernels/lane_sum.h"
 #include "core/ops.h"
 
 namespace d2l {
@@ -42,20 +43,8 @@ Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const c
   const float* px = x.data();
   float* py = y.data();
   if (p.inner == 1) {
-    // Summing a contiguous run: one running sum is a chain of dependent adds, so keep 16
-    // partial sums (vector lanes) and add them up in a fixed order. Still serial, so the
-    // result does not depend on the thread count.
-    for (int64_t o = 0; o < p.outer; ++o) {
-      const float* xr = px + o * p.n;
-      float lanes[16] = {};
-      int64_t j = 0;
-      for (; j + 16 <= p.n; j += 16)
-        for (int k = 0; k < 16; ++k) lanes[k] += xr[j + k];
-      float total = 0.0f;
-      for (int k = 0; k < 16; ++k) total += lanes[k];
-      for (; j < p.n; ++j) total += xr[j];
-      py[o] = total;
-    }
+    // A contiguous run per output: summed in vector lanes, in a fixed order (lane_sum.h).
+    for (int64_t o = 0; o < p.outer; ++o) py[o] = lane_sum(px + o * p.n, p.n);
   } else {
     for (int64_t o = 0; o < p.outer; ++o)
       for (int64_t j = 0; j < p.n; ++j)

@@ -3,11 +3,13 @@
 //
 // Legend: R rows (every index but the last), C columns (the softmax axis).
 //   x, y: (R, C) row-major.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/autograd.h"
 #include "core/kernels/fast_exp.h"
+#include "core/kernels/lane_sum.h"
 #include "core/ops.h"
 #include "core/parallel.h"
 
@@ -20,21 +22,33 @@ constexpr float kMaskValue = -1e6f;
 // y[r, :] = softmax(x[r, :]) with x[r, j] replaced by kMaskValue for j >= valid[r] (valid
 // null: no mask). Subtracting the row max first keeps exp() <= 1: softmax is unchanged by
 // a shift, and exp(89) would overflow float.
+//
+// Attention rows are short (10 keys in the book's models), and a vector loop over 10
+// elements runs mostly in its scalar tail. So rows go in blocks of about 4k elements: the
+// max and the shift per row, then one long vectorised exp over the whole block (the costly
+// part), then the sums and the scaling per row. Every row is still computed on its own,
+// so the bits do not depend on how blocks are shared among threads.
 void softmax_forward(float* y, const float* x, const int64_t* valid, int64_t R, int64_t C) {
+  const int64_t rows_per_block = std::max<int64_t>(1, 4096 / std::max<int64_t>(C, 1));
 #pragma omp parallel for if (R * C >= kParallelMin)
-  for (int64_t r = 0; r < R; ++r) {
-    const float* xr = x + r * C;
-    float* yr = y + r * C;
-    const int64_t v = valid ? std::min(valid[r], C) : C;
-    float m = -INFINITY;
-    for (int64_t j = 0; j < C; ++j) m = std::max(m, j < v ? xr[j] : kMaskValue);
-    // Three simple loops (shift, exp, sum) so each one vectorises.
-    for (int64_t j = 0; j < C; ++j) yr[j] = (j < v ? xr[j] : kMaskValue) - m;
-    for (int64_t j = 0; j < C; ++j) yr[j] = fast_exp(yr[j]);
-    float s = 0.0f;
-    for (int64_t j = 0; j < C; ++j) s += yr[j];
-    const float inv = 1.0f / s;  // s >= 1: the max term contributes exp(0)
-    for (int64_t j = 0; j < C; ++j) yr[j] *= inv;
+  for (int64_t r0 = 0; r0 < R; r0 += rows_per_block) {
+    const int64_t r1 = std::min(R, r0 + rows_per_block);
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* xr = x + r * C;
+      float* yr = y + r * C;
+      const int64_t v = valid ? std::min(valid[r], C) : C;
+      float m = -INFINITY;
+      for (int64_t j = 0; j < C; ++j) m = std::max(m, j < v ? xr[j] : kMaskValue);
+      for (int64_t j = 0; j < C; ++j) yr[j] = (j < v ? xr[j] : kMaskValue) - m;
+    }
+    float* yb = y + r0 * C;
+    const int64_t n = (r1 - r0) * C;
+    for (int64_t i = 0; i < n; ++i) yb[i] = fast_exp(yb[i]);
+    for (int64_t r = r0; r < r1; ++r) {
+      float* yr = y + r * C;
+      const float inv = 1.0f / lane_sum(yr, C);  // the sum is >= 1: the max term gives exp(0)
+      for (int64_t j = 0; j < C; ++j) yr[j] *= inv;
+    }
   }
 }
 

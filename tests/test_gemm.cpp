@@ -110,6 +110,24 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_edge_shapes_all_transposes) {
     }
 }
 
+// The small-product kernels (gemm.cpp): one or two rows (gemm_small), one or two columns
+// (gemm_narrow), and the padded kernel for M <= 64, N <= 32, K <= 128 with its 8- or 4-row
+// blocks: shapes on both sides of every one of those limits.
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_small_kernel_boundaries) {
+  std::mt19937 gen(3);
+  const Dims shapes[] = {{3, 1, 32},  {640, 1, 32}, {70, 2, 17},  {5, 3, 7},    {10, 10, 8},  {10, 8, 10},
+                         {7, 16, 5},  {8, 17, 9},   {9, 32, 33},  {4, 33, 12},  {64, 32, 128}, {65, 32, 128},
+                         {64, 33, 128}, {64, 32, 129}, {1, 10, 32}, {2, 16, 16}, {63, 31, 127}};
+  for (const Dims& d : shapes)
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
+      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
+                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
+      BOOST_TEST(compare(ta, tb, 5, d.M, d.N, d.K, acc, gen) == 0,
+                 "batch 5, M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(fast_matches_naive_on_random_shapes) {
   std::mt19937 gen(2);
   std::uniform_int_distribution<int64_t> size(1, 150);
