@@ -1,15 +1,20 @@
 // core/parallel.h — when an element-wise loop is worth an OpenMP fork.
 //
-// Starting a parallel region costs a few microseconds (waking the pool, a barrier at the
-// end); an element-wise op streams ~1-4 GB/s per core through memory, i.e. a few thousand
-// floats per microsecond. Below ~32k elements (128 KiB, about the L2 of one core) the fork
-// costs more than the second core saves, so loops carry `if(n >= kParallelMin)`. The
-// figure was chosen by timing `add` on 2 cores at sizes 4k..1M: 2 threads start to win
-// between 16k and 64k elements. Most tensors of the book's models (batch 64 × 10 steps ×
-// 32 hiddens = 20k floats) stay serial, and that is the right call.
+// A parallel region costs a fork and a join. With libgomp's default (threads spin a while
+// before sleeping) an empty region takes 0.8 us on the 2-core machine; with
+// OMP_WAIT_POLICY=PASSIVE (the setting for a busy machine, and what a fair benchmark against
+// PyTorch uses) it takes 13 us, and more when the woken thread waits for a core. An
+// element-wise op streams a few thousand floats per microsecond per core.
+//
+// The threshold was first set at 32k elements (2 threads beat 1 from 16k-64k elements when
+// timing `add` with spinning threads). Measured on whole training runs, that made 2 threads
+// lose to 1 under PASSIVE: Transformer 22.5k vs 36.9k tokens/sec, Bahdanau 44.6k vs 63.9k,
+// since the book's models fork often on mid-size tensors. At 256k elements (1 MiB) PASSIVE
+// 2-thread runs match the 1-thread ones (37.0k, 62.6k) and the NLI model, whose tensors are
+// 2.56M floats (256 x 50 x 200), still runs 1.6x faster on 2 threads than on 1.
 #pragma once
 #include <cstdint>
 
 namespace d2l {
-constexpr int64_t kParallelMin = 1 << 15;
+constexpr int64_t kParallelMin = 1 << 18;
 }  // namespace d2l

@@ -197,9 +197,9 @@ BOOST_AUTO_TEST_CASE(fused_equals_book_formulation) {
 }
 
 BOOST_AUTO_TEST_CASE(parallel_rows_match_reference_and_ignore_threads) {
-  // 400 x 100 = 40000 elements: above kParallelMin, so the rows are split across threads.
+  // 4 x 400 x 200 = 320,000 elements: above kParallelMin, so the rows are split across threads.
   manual_seed(5);
-  const int64_t B = 4, Q = 100, K = 100;
+  const int64_t B = 4, Q = 400, K = 200;
   const Tensor X = normal(0, 3, {B, Q, K});
   std::vector<float> lens_v(static_cast<size_t>(B * Q));
   for (float& v : lens_v) v = static_cast<float>(random_int(K + 1));

@@ -182,9 +182,9 @@ struct Renamed : d2l::Module {
 BOOST_AUTO_TEST_SUITE(reliability)
 
 // ============================================================================ determinism
-// Sizes are chosen above the parallel thresholds (kParallelMin = 32k elements for element-wise
-// loops, softmax and layer_norm; 2^20 multiply-adds for a GEMM), so the 2-thread runs really
-// split the work.
+// Sizes are chosen above the parallel thresholds (kParallelMin = 256k elements for
+// element-wise loops, dropout, softmax and layer_norm, core/parallel.h; 2^22 multiply-adds for
+// a GEMM, core/kernels/gemm.cpp), so the 2-thread runs really split the work.
 
 BOOST_AUTO_TEST_CASE(kernels_same_bits_at_1_and_2_threads) {
   struct Case {
@@ -194,22 +194,23 @@ BOOST_AUTO_TEST_CASE(kernels_same_bits_at_1_and_2_threads) {
   };
   const std::vector<Case> cases = {
       {"add, mul, exp (broadcast)", [](const std::vector<Tensor>& x) { return d2l::exp(x[0] * x[1] + x[1]); },
-       {{256, 160}, {160}}},
-      {"softmax", [](const std::vector<Tensor>& x) { return d2l::softmax(x[0]); }, {{400, 100}}},
+       {{1024, 320}, {320}}},
+      {"softmax", [](const std::vector<Tensor>& x) { return d2l::softmax(x[0]); }, {{2000, 160}}},
       {"masked_softmax", [](const std::vector<Tensor>& x) {
          return d2l::masked_softmax(x[0], d2l::tensor({3, 100, 50, 1}));
-       }, {{4, 100, 100}}},
+       }, {{4, 400, 200}}},
       {"layer_norm", [](const std::vector<Tensor>& x) { return d2l::layer_norm(x[0], {128}, x[1], x[2]); },
-       {{300, 128}, {128}, {128}}},
+       {{2100, 128}, {128}, {128}}},
       {"matmul", [](const std::vector<Tensor>& x) { return d2l::matmul(x[0], x[1]); }, {{300, 200}, {200, 100}}},
       {"bmm", [](const std::vector<Tensor>& x) { return d2l::bmm(x[0], x[1], false, true); },
        {{8, 100, 64}, {8, 120, 64}}},
       {"linear", [](const std::vector<Tensor>& x) { return d2l::linear(x[0], x[1], x[2]); },
-       {{512, 96}, {80, 96}, {80}}},
+       {{640, 96}, {80, 96}, {80}}},
       {"sum, mean", [](const std::vector<Tensor>& x) {
          return d2l::sum(x[0], 0) + d2l::mean(x[0], 1, true) + d2l::sum(x[0]);
        },
-       {{300, 300}}},
+       {{600, 600}}},
+      {"dropout", [](const std::vector<Tensor>& x) { return d2l::dropout(x[0], 0.5f, true); }, {{600, 600}}},
   };
   for (const Case& c : cases) {
     auto once = [&] {
@@ -234,7 +235,7 @@ BOOST_AUTO_TEST_CASE(kernels_same_bits_at_1_and_2_threads) {
 BOOST_AUTO_TEST_CASE(nadaraya_watson_training_is_deterministic) {
   check_deterministic("NWKernelRegression", [] {
     d2l::manual_seed(1);
-    const int64_t n = 200;  // keys (n, n - 1): 39800 elements, above kParallelMin
+    const int64_t n = 520;  // keys (n, n - 1): 269,880 elements, above kParallelMin
     const Tensor x = d2l::rand({n}) * 5.0f, y = d2l::sin(x) * 2.0f + d2l::normal(0.0f, 0.5f, {n});
     const Tensor keys = d2l::repeat(x, {n, 1}), values = d2l::repeat(y, {n, 1});
     d2l::NWKernelRegression net;

@@ -147,8 +147,13 @@ void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restric
 // on the idle 2-core machine, square sizes 32..192 and book shapes. Speed-up of 2 threads:
 // 64^3 0.5x, 96^3 0.8-0.9x, 100^3 (1.0M) 0.9x, 112^3 (1.4M) 0.9-1.0x, 128^3 (2.1M) 1.0x,
 // 160^3 1.1x, 192^3 1.25x; tall products gain earlier: 640x32x32 (655k) 1.3x, 320x64x64
-// (1.3M) 1.15x, 640x64x64 1.4x, 64x1000x32 1.4x. 2^20 sits in the middle of the crossover.
-constexpr double kGemmParallelMin = 1 << 20;
+// (1.3M) 1.15x, 640x64x64 1.4x, 64x1000x32 1.4x. 2^20 sits in the middle of that crossover,
+// but it was measured with spinning threads: under OMP_WAIT_POLICY=PASSIVE a fork costs
+// ~13 us more (core/parallel.h), and whole training runs of the book's Transformer and
+// Bahdanau models lost a third of their speed on 2 threads. 2^22 (~40 us of work) keeps
+// their mid-size products (640 x 32 x 201) on one core and the NLI model's (12800 x 200 x
+// 200) on two.
+constexpr double kGemmParallelMin = 1 << 22;
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
