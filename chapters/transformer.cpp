@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
       translation = result.first;
       dec_attention_weight_seq = result.second;
       if (fras[i].empty()) std::printf("%s => %s\n", engs[i].c_str(), translation.c_str());
-      else std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+      else std::printf("%s => %s, bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
     }
 
     print_banner("注意力权重 / attention weights of the last sentence");

@@ -20,7 +20,7 @@ namespace {
 
 // The gate math costs three exp/tanh per element; two threads pay off from about 4k
 // elements (the origin document's 32 × 512 batch), while the book's 64 × 32 stays serial.
-constexpr int64_t kGateParallelMin = 1 << 12;
+[[maybe_unused]] constexpr int64_t kGateParallelMin = 1 << 12;  // unused when built without OpenMP
 
 // The gates use core's vectorisable fast_exp (kernels/fast_exp.h): libm's expf and tanhf
 // are scalar calls, ~15 ns each, and with three per element they dominated the recurrence.

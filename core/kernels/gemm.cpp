@@ -342,7 +342,7 @@ void gemm_narrow_rows(const Job& j) {
     const float* a = j.A + i * j.K;
     for (int64_t q = 0; q < j.N; ++q) {
       const float* b = j.B + q * bq;
-      const float s = lane_sum(j.K, [a, b, bk](int64_t k) { return a[k] * b[k * bk]; });
+      const float s = lane_sum(j.K, [&](int64_t k) { return a[k] * b[k * bk]; });
       float& c = j.C[i * j.N + q];
       c = j.accumulate ? c + s : s;
     }

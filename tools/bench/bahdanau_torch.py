@@ -8,7 +8,6 @@ then a `bench=` summary and peak_rss_mb. Comparison only, not a build or
 test dependency. Run from the repository root:
   /usr/bin/python3 tools/bench/bahdanau_torch.py --threads 2 --seed 0
 """
-import argparse
 
 import torch_common as d2l  # sets OPENBLAS_NUM_THREADS from --threads first
 import torch
@@ -57,13 +56,7 @@ class Seq2SeqAttentionDecoder(d2l.AttentionDecoder):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--data', default=d2l.DEFAULT_FRA, help='fra.txt')
-    p.add_argument('--epochs', type=int, default=250)
-    p.add_argument('--seed', type=int, default=0)
-    p.add_argument('--threads', type=int, default=0,
-                   help='intra-op and OpenBLAS threads (0: leave as is)')
-    p.add_argument('--quick', action='store_true', help='10 epochs (smoke test)')
+    p = d2l.arg_parser(__doc__.split('\n')[0], d2l.DEFAULT_FRA, 250, '10 epochs (smoke test)')
     p.add_argument('--log-every', type=int, default=0,
                    help='print loss every N epochs (0: only the book\'s line)')
     args = p.parse_args()

@@ -14,7 +14,6 @@ init N(0, 1) and is trained. Comparison only, not a build or test
 dependency. Run from the repository root:
   /usr/bin/python3 tools/bench/nli_torch.py --threads 2 --seed 0
 """
-import argparse
 import os
 
 import torch_common as d2l  # sets OPENBLAS_NUM_THREADS from --threads first
@@ -143,14 +142,7 @@ def predict_snli(net, vocab, premise, hypothesis):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--data', default=d2l.DEFAULT_SNLI,
-                   help='directory with validation.tsv and test.tsv')
-    p.add_argument('--epochs', type=int, default=4)
-    p.add_argument('--seed', type=int, default=0)
-    p.add_argument('--threads', type=int, default=0,
-                   help='intra-op and OpenBLAS threads (0: leave as is)')
-    p.add_argument('--quick', action='store_true', help='1 epoch (smoke test)')
+    p = d2l.arg_parser(__doc__.split('\n')[0], d2l.DEFAULT_SNLI, 4, '1 epoch (smoke test)')
     args = p.parse_args()
     epochs = 1 if args.quick else args.epochs
     d2l.require_file(os.path.join(args.data, 'validation.tsv'))

@@ -65,6 +65,19 @@ DEFAULT_SNLI = os.path.join('..', 'shared', 'data', 'snli')
 
 # ----------------------------------------------------------------- utilities
 
+def arg_parser(description, data_default, epochs, quick_help):
+    """The options every training script shares: --data --epochs --seed --threads --quick."""
+    import argparse
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument('--data', default=data_default, help='the data set (file or directory)')
+    p.add_argument('--epochs', type=int, default=epochs)
+    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--threads', type=int, default=0,
+                   help='intra-op and OpenBLAS threads (0: leave as is)')
+    p.add_argument('--quick', action='store_true', help=quick_help)
+    return p
+
+
 def setup(seed, threads):
     """Seed every generator the book's code draws from and set intra-op threads."""
     random.seed(seed)

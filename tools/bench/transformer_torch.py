@@ -12,7 +12,6 @@ test dependency. Run from the repository root:
 token at a time, so PositionalEncoding adds position 0 at every step; with
 --pe-offset the decoder adds the token's true position instead.
 """
-import argparse
 import math
 
 import torch_common as d2l  # sets OPENBLAS_NUM_THREADS from --threads first
@@ -163,13 +162,7 @@ class TransformerDecoder(d2l.AttentionDecoder):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--data', default=d2l.DEFAULT_FRA, help='fra.txt')
-    p.add_argument('--epochs', type=int, default=200)
-    p.add_argument('--seed', type=int, default=0)
-    p.add_argument('--threads', type=int, default=0,
-                   help='intra-op and OpenBLAS threads (0: leave as is)')
-    p.add_argument('--quick', action='store_true', help='10 epochs (smoke test)')
+    p = d2l.arg_parser(__doc__.split('\n')[0], d2l.DEFAULT_FRA, 200, '10 epochs (smoke test)')
     p.add_argument('--pe-offset', action='store_true',
                    help='true positions when predicting (not the book)')
     p.add_argument('--log-every', type=int, default=0)
