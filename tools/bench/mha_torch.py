@@ -11,7 +11,6 @@ after --warmup untimed ones is printed as
 Comparison only, not a build or test dependency. Run from the repository root:
   /usr/bin/python3 tools/bench/mha_torch.py --threads 2
 """
-import argparse
 import time
 
 import torch_common as d2l  # sets OPENBLAS_NUM_THREADS from --threads first
@@ -39,15 +38,7 @@ def bench_one(batch, seq, hidden, heads, reps, warmup):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--seed', type=int, default=0)
-    p.add_argument('--threads', type=int, default=0,
-                   help='intra-op and OpenBLAS threads (0: leave as is)')
-    p.add_argument('--reps', type=int, default=50)
-    p.add_argument('--warmup', type=int, default=5)
-    p.add_argument('--quick', action='store_true', help='5 reps, 1 warm-up')
-    args = p.parse_args()
-    reps, warmup = (5, 1) if args.quick else (args.reps, args.warmup)
+    args, reps, warmup = d2l.timing_args(__doc__.split('\n')[0], 50, 5, 5)
     d2l.setup(args.seed, args.threads)
     for batch, seq, hidden, heads in SIZES:
         ms = bench_one(batch, seq, hidden, heads, reps, warmup)

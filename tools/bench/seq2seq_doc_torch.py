@@ -14,7 +14,6 @@ printed as
 Comparison only, not a build or test dependency. Run from the repository root:
   /usr/bin/python3 tools/bench/seq2seq_doc_torch.py --threads 2
 """
-import argparse
 import time
 
 import torch_common as d2l  # sets OPENBLAS_NUM_THREADS from --threads first
@@ -23,15 +22,7 @@ from bahdanau_torch import Seq2SeqAttentionDecoder
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--seed', type=int, default=0)
-    p.add_argument('--threads', type=int, default=0,
-                   help='intra-op and OpenBLAS threads (0: leave as is)')
-    p.add_argument('--reps', type=int, default=20)
-    p.add_argument('--warmup', type=int, default=3)
-    p.add_argument('--quick', action='store_true', help='3 reps, 1 warm-up')
-    args = p.parse_args()
-    reps, warmup = (3, 1) if args.quick else (args.reps, args.warmup)
+    args, reps, warmup = d2l.timing_args(__doc__.split('\n')[0], 20, 3, 3)
     d2l.setup(args.seed, args.threads)
 
     vocab_size, embed_size, num_hiddens, num_layers = 5000, 256, 512, 2

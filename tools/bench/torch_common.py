@@ -78,6 +78,20 @@ def arg_parser(description, data_default, epochs, quick_help):
     return p
 
 
+def timing_args(description, reps, warmup, quick_reps):
+    """Options of the timing scripts; returns (args, reps, warmup) with --quick applied."""
+    import argparse
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--threads', type=int, default=0,
+                   help='intra-op and OpenBLAS threads (0: leave as is)')
+    p.add_argument('--reps', type=int, default=reps)
+    p.add_argument('--warmup', type=int, default=warmup)
+    p.add_argument('--quick', action='store_true', help=f'{quick_reps} reps, 1 warm-up')
+    args = p.parse_args()
+    return (args, quick_reps, 1) if args.quick else (args, args.reps, args.warmup)
+
+
 def setup(seed, threads):
     """Seed every generator the book's code draws from and set intra-op threads."""
     random.seed(seed)
