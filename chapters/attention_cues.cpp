@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   CliArgs args("attention_cues", "10.1 Attention Cues (sec_attention-cues): the identity-matrix attention heatmap.");
   add_chapter_options(args, "out/attention_cues");
   args.parse_or_exit(argc, argv);
-  try {
+  return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
 
     // ------------------------------------------------------------------------------------
@@ -32,9 +32,6 @@ int main(int argc, char** argv) {
     const std::string path = out + "/attention_weights.png";
     show_heatmaps(attention_weights, "Keys", "Queries", {}, path);
     print_saved(path);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

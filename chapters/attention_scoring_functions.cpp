@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
                "scaled dot-product attention.");
   add_chapter_options(args, "out/attention_scoring_functions");
   args.parse_or_exit(argc, argv);
-  try {
+  return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
 
     // ------------------------------------------------------------------------------------
@@ -63,9 +63,6 @@ int main(int argc, char** argv) {
     path = out + "/dot_product_attention.png";
     show_heatmaps(reshape(dot_attention.attention_weights, {1, 1, 2, 10}), "Keys", "Queries", {}, path);
     print_saved(path);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   CliArgs args("multihead_attention", "10.5 Multi-Head Attention (sec_multihead-attention).");
   add_chapter_options(args, "out/multihead_attention");
   args.parse_or_exit(argc, argv);
-  try {
+  return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
     const int64_t num_hiddens = 100, num_heads = 5;
 
@@ -52,9 +52,6 @@ int main(int argc, char** argv) {
     const std::string path = out + "/heads.png";
     show_heatmaps(heads, "Keys", "Queries", titles, {7.0f, 2.5f}, "Reds", path);
     print_saved(path);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

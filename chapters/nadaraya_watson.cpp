@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   args.add_flag("quick", "one epoch (for CI)");
   add_chapter_options(args, "out/nadaraya_watson");
   args.parse_or_exit(argc, argv);
-  try {
+  return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
     const int64_t n_train = 50;  // training examples
     const int64_t num_epochs = args.get_flag("quick") ? 1 : args.get_int("epochs");
@@ -161,9 +161,6 @@ int main(int argc, char** argv) {
     const Tensor y_hat = net(x_test, test_keys, test_values);
     plot_kernel_reg(x_test, y_truth, y_hat, x_train, y_train, out + "/parametric.png");
     heatmap(net.attention_weights, out + "/parametric_attention.png");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

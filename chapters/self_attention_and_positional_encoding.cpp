@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
                "10.6 Self-Attention and Positional Encoding (sec_self-attention-and-positional-encoding).");
   add_chapter_options(args, "out/self_attention_and_positional_encoding");
   args.parse_or_exit(argc, argv);
-  try {
+  return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
 
     // ------------------------------------------------------------------------------------
@@ -74,9 +74,6 @@ int main(int argc, char** argv) {
     show_heatmaps(unsqueeze(unsqueeze(select(P, 0, 0), 0), 0), "Column (encoding dimension)", "Row (position)", {},
                   {3.5f, 4.0f}, "Blues", path);
     print_saved(path);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

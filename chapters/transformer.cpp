@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   args.add_flag("quick", "20 epochs: a smoke test");
   add_chapter_options(args, "out/transformer", 0);
   args.parse_or_exit(argc, argv);
-  try {
+  return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
 
     print_banner("基于位置的前馈网络 / positionwise feed-forward network");
@@ -157,9 +157,6 @@ int main(int argc, char** argv) {
     show_heatmaps(dec_inter, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
                   out + "/decoder_encoder_attention.png");
     print_saved(out + "/decoder_encoder_attention.png");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -184,6 +184,16 @@ void print_saved(const std::string& path) {
   std::fflush(stdout);
 }
 
+int run_reporting_errors(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
+
 std::string apply_chapter_options(const CliArgs& args) {
   manual_seed(static_cast<uint64_t>(args.get_int("seed")));
 #ifdef _OPENMP

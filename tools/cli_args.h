@@ -17,6 +17,7 @@
 // parse() does the same checks but throws UsageError, for tests.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -85,6 +86,11 @@ void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed
 void print_banner(const std::string& heading);
 // Prints "saved <path>" after a figure is written (as Animator::finish does).
 void print_saved(const std::string& path);
+
+// A chapter's main: runs `body` (the program after its options are parsed) and turns an
+// exception into "error: ..." on stderr (stdout flushed first, so the lines before it
+// stay in order) and exit status 1. Bad usage is parse_or_exit's, with status 2.
+int run_reporting_errors(const std::function<int()>& body);
 
 // Applies them: d2l::manual_seed, omp_set_num_threads (under #ifdef _OPENMP), and creates
 // the output directory. Returns the directory.
