@@ -6,22 +6,19 @@
 //   Tensor softmax(const Tensor& x) {
 //     OpCall op("softmax", {x});
 //     ... y = forward(x) ...
-//     return op.finish(y, [R, C](Node& y) { softmax_backward(y.input_grad(0), ...); });
+//     return op.finish(y, [R, C](Node& node) { softmax_backward(node.input_grad(0), ...); });
 //   }
 //
-// finish() links y to its inputs when grad mode is on and some input requires a gradient,
-// and is where the teaching switches hang: D2L_TRACE=1 prints "softmax (2, 4) -> (2, 4)",
-// D2L_PROFILE=1 adds the forward time (and the backward engine the backward time) to the
-// per-op table printed at exit, D2L_CHECK_NUMERICS=1 stops at the first non-finite output
-// (and, for ops recorded while it is on, at the first non-finite gradient in backward),
-// naming the op, its input shapes and the SectionScope it ran in, like PyTorch's
-// torch.autograd.set_detect_anomaly.
-// The backward closure receives the *output* node; it must not capture a Tensor handle to
-// its own output (a shared_ptr cycle: the graph would never be freed).
+// finish() links y to its inputs when grad mode is on and some input requires a gradient.
+// The backward closure receives y's graph node; it must not capture a Tensor handle to y
+// itself (a shared_ptr cycle: the graph would never be freed).
+//
+// The teaching switches (D2L_TRACE, D2L_PROFILE, D2L_CHECK_NUMERICS) live in core/debug.h;
+// the engine reaches them through one pointer, engine_hook, that is null while all are off.
 #pragma once
-#include <chrono>
+#include <cstdint>
+#include <functional>
 #include <initializer_list>
-#include <string>
 #include <vector>
 
 #include "core/tensor.h"
@@ -38,13 +35,16 @@ class OpCall {
   Tensor finish(Tensor y, BackwardFn backward);
   Tensor finish(Tensor y);  // for results no gradient flows through (masks, argmax, ...)
   bool needs_grad() const { return needs_grad_; }
+  const char* name() const { return op_; }
+  // The inputs, kept only when the graph or a debug switch will read them (else empty).
+  const std::vector<NodePtr>& inputs() const { return inputs_; }
+  int64_t started_ns = 0;  // when the op began; the profile switch sets and reads it
 
  private:
-  void begin(const char* op);
+  void take_inputs(const Tensor* inputs, size_t n);
   const char* op_;
   std::vector<NodePtr> inputs_;
   bool needs_grad_ = false;
-  std::chrono::steady_clock::time_point start_;
 };
 
 // --- grad mode ---------------------------------------------------------------------------
@@ -61,33 +61,16 @@ class NoGrad {
   bool prev_;
 };
 
-// --- seeing the engine work ----------------------------------------------------------------
-void set_trace(bool on);      // also D2L_TRACE=1
-bool trace_enabled();
-void set_profile(bool on);    // also D2L_PROFILE=1; the table prints at exit or on demand
-bool profile_enabled();
-void print_profile();         // op, calls, forward ms, backward ms; then clears the table
-void set_check_numerics(bool on);  // also D2L_CHECK_NUMERICS=1
-bool check_numerics_enabled();
-
-// RAII: names the book section (or layer) whose ops run while it lives, for the numerics
-// check's message. Layers open one in forward, and nested layers nest:
-//   SectionScope section("10.5 MultiHeadAttention");
-// makes a NaN inside read "... in 10.7 EncoderBlock > 10.5 MultiHeadAttention". The label
-// must outlive the scope (a string literal). Per thread; costs a push and a pop.
-class SectionScope {
- public:
-  explicit SectionScope(const char* label);
-  ~SectionScope();
-  SectionScope(const SectionScope&) = delete;
-  SectionScope& operator=(const SectionScope&) = delete;
+// --- the one hook the debug switches hang on -----------------------------------------------
+// core/debug.cpp points engine_hook at its functions while a switch is on and resets it to
+// null when all are off, so a normal op pays one branch for all of them.
+struct EngineHook {
+  void (*op_started)(OpCall& call);
+  // After the forward computed y, before y is linked into the graph; may wrap `backward`.
+  void (*op_finished)(OpCall& call, Node& y, BackwardFn& backward);
+  void (*run_node_backward)(Node& y);  // must call y.backward_fn(y)
 };
-std::string current_section();  // "10.7 EncoderBlock > 10.5 MultiHeadAttention", or ""
-// Writes the graph that produced `root` as Graphviz DOT (render: dot -Tpng graph.dot).
-void to_dot(const Tensor& root, const std::string& path);
-
-// Every op's output shape for the trace line, e.g. "matmul (2, 3) (3, 4) -> (2, 4)".
-std::string describe_call(const char* op, const std::vector<NodePtr>& inputs, const Shape& out);
+extern const EngineHook* engine_hook;  // defined in core/debug.cpp (so it is always linked)
 
 // --- internal: used by Tensor::backward ----------------------------------------------------
 void run_backward(const NodePtr& root);  // root->grad must already hold d(loss)/d(root)

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "core/autograd.h"
+#include "core/debug.h"
 #include "core/check.h"
 #include "core/ops.h"
 

@@ -2,7 +2,7 @@
 // (sec_seq2seq_attention): Seq2SeqAttentionDecoder.
 #include "layers/bahdanau_attention.h"
 
-#include "core/autograd.h"
+#include "core/debug.h"
 #include "core/ops.h"
 #include "layers/seq2seq.h"
 

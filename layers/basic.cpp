@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "core/autograd.h"
+#include "core/debug.h"
 #include "core/check.h"
 #include "core/ops.h"
 #include "core/optim.h"

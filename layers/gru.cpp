@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/debug.h"
 #include "core/kernels/fast_exp.h"
 #include "core/kernels/gemm.h"
 #include "core/ops.h"

@@ -4,7 +4,7 @@
 // the core ops; the heads themselves are one DotProductAttention over batch_size * num_heads.
 #include "layers/multihead_attention.h"
 
-#include "core/autograd.h"
+#include "core/debug.h"
 #include "core/check.h"
 #include "core/ops.h"
 

@@ -8,6 +8,7 @@
 
 #include "core/autograd.h"
 #include "core/check.h"
+#include "core/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "core/autograd.h"
+#include "core/debug.h"
 #include "core/ops.h"
 #include "core/optim.h"
 #include "core/random.h"

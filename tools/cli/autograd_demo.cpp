@@ -12,7 +12,7 @@
 #include <iostream>
 #include <string>
 
-#include "core/autograd.h"
+#include "core/debug.h"
 #include "core/ops.h"
 #include "core/random.h"
 
