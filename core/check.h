@@ -1,4 +1,4 @@
-// core/check.h — error reporting for caller mistakes (STYLE.md section 5).
+// core/check.h — error reporting for caller mistakes.
 //
 // check(cond, "op", parts...) throws std::invalid_argument("[op] parts...") when cond is
 // false. Every message names the op and prints every shape involved, e.g.
@@ -13,24 +13,15 @@
 
 namespace d2l {
 
-using Shape = std::vector<int64_t>;
-
-// "(2, 10, 4)": the book's PyTorch prints torch.Size([2, 10, 4]); we print the tuple.
-inline std::string shape_str(const Shape& s) {
-  std::ostringstream os;
-  os << '(';
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
-  if (s.size() == 1) os << ',';
-  os << ')';
-  return os.str();
-}
+// A Shape (core/tensor.h: std::vector<int64_t>) in a message prints as shape_str does.
+std::string shape_str(const std::vector<int64_t>& shape);  // defined in core/tensor.cpp
 
 namespace detail {
 inline void append(std::ostringstream&) {}
 template <class T, class... Rest>
 void append(std::ostringstream& os, const T& v, const Rest&... rest);
 template <class... Rest>
-void append(std::ostringstream& os, const Shape& s, const Rest&... rest) {
+void append(std::ostringstream& os, const std::vector<int64_t>& s, const Rest&... rest) {
   os << shape_str(s);
   append(os, rest...);
 }

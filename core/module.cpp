@@ -36,8 +36,8 @@ void Module::train(bool on) {
   for (auto& [name, child] : children_) child->train(on);
 }
 
-void Module::zero_grad() {
-  for (Tensor& t : parameters()) t.zero_grad();
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor& t : parameters()) t.zero_grad(set_to_none);
 }
 
 Tensor& Module::register_parameter(const std::string& name, Tensor value) {

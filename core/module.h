@@ -33,7 +33,7 @@ class Module {
   void train(bool on = true);  // sets training() on this module and every child
   void eval() { train(false); }
   bool training() const { return training_; }
-  void zero_grad();
+  void zero_grad(bool set_to_none = true);  // Tensor::zero_grad on every parameter
 
   // Parameter files: a header ("D2LPARAM", version, count), then per parameter its name,
   // shape and data, then an FNV-1a checksum of everything before it. save() writes to a

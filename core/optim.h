@@ -1,4 +1,4 @@
-// core/optim.h — SGD and Adam with PyTorch's update rules, gradient clipping, initialisers.
+// core/optim.h — SGD and Adam with PyTorch's update rules, and gradient clipping.
 #pragma once
 #include <vector>
 
@@ -11,7 +11,7 @@ class Optimizer {
   explicit Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {}
   virtual ~Optimizer() = default;
   virtual void step() = 0;
-  void zero_grad();  // like optimizer.zero_grad(set_to_none=False): gradients become 0
+  void zero_grad(bool set_to_none = true);  // Tensor::zero_grad on every parameter
   const std::vector<Tensor>& params() const { return params_; }
 
  protected:
@@ -43,12 +43,5 @@ class Adam : public Optimizer {
 // The book's grad_clipping (and torch.nn.utils.clip_grad_norm_): if the global L2 norm of
 // all gradients exceeds max_norm, scale them all by max_norm / norm. Returns the norm.
 float clip_grad_norm(const std::vector<Tensor>& params, float max_norm);
-
-// --- initialisers (in place, from the seeded generator) ---------------------------------
-void uniform_(Tensor& t, float a, float b);
-void normal_(Tensor& t, float mean, float std);
-void xavier_uniform_(Tensor& t);  // U(-a, a), a = sqrt(6 / (fan_in + fan_out)); t is (out, in)
-// nn.Linear's default: weight and bias ~ U(-1/sqrt(in_features), 1/sqrt(in_features)).
-void linear_default_init_(Tensor& weight, Tensor& bias);
 
 }  // namespace d2l

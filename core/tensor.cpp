@@ -42,6 +42,15 @@ float* Node::input_grad(size_t i) {
   return in->grad_data();
 }
 
+std::string shape_str(const Shape& shape) {
+  std::ostringstream os;
+  os << '(';
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  if (shape.size() == 1) os << ',';
+  os << ')';
+  return os.str();
+}
+
 // --- shape and data ----------------------------------------------------------------------
 
 static Node& need(const NodePtr& n) {
@@ -97,7 +106,13 @@ Tensor Tensor::grad() const {
 
 float* Tensor::grad_data() { return need(node_).grad.get(); }
 const float* Tensor::grad_data() const { return need(node_).grad.get(); }
-void Tensor::zero_grad() { need(node_).grad.reset(); }
+void Tensor::zero_grad(bool set_to_none) {
+  Node& n = need(node_);
+  if (set_to_none)
+    n.grad.reset();
+  else if (n.grad && n.numel)
+    std::memset(n.grad.get(), 0, sizeof(float) * n.numel);
+}
 const char* Tensor::op_name() const { return need(node_).op; }
 
 void Tensor::backward() {

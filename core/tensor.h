@@ -1,5 +1,5 @@
 // core/tensor.h — Tensor: a float32, N-dimensional, row-major array that remembers how it
-// was computed, so reverse-mode autodiff can run the computation backwards (STYLE.md 2, 3).
+// was computed, so reverse-mode autodiff can run the computation backwards.
 //
 // A Tensor is a cheap handle: copying it copies a std::shared_ptr<Node>, never the data
 // (like a PyTorch tensor variable). The Node holds the shape, contiguous data, the gradient,
@@ -18,6 +18,12 @@
 #include "core/check.h"
 
 namespace d2l {
+
+// A tensor's size along each dim, outermost first (PyTorch's torch.Size).
+using Shape = std::vector<int64_t>;
+// "(2, 10, 4)": the book's PyTorch prints torch.Size([2, 10, 4]); we print the tuple
+// ("(4,)" for one dim, "()" for a scalar).
+std::string shape_str(const Shape& shape);
 
 struct Node;
 using NodePtr = std::shared_ptr<Node>;
@@ -48,7 +54,12 @@ class Tensor {
   Tensor grad() const;                      // a copy of the gradient; undefined if none yet
   float* grad_data();                       // the gradient buffer itself (optimisers), or null
   const float* grad_data() const;
-  void zero_grad();                         // drop the gradient (next backward starts at 0)
+  // zero_grad means one thing on Tensor, Module and Optimizer, PyTorch 2's default
+  // (set_to_none=True): the gradient is dropped, grad() is undefined until the next backward,
+  // which starts from 0. set_to_none = false keeps the buffer and fills it with 0 (PyTorch
+  // 1.x's default). Either way the next backward gives the same numbers; optimisers skip a
+  // parameter with no gradient, as PyTorch's do.
+  void zero_grad(bool set_to_none = true);
   void backward();                          // from a one-element tensor: d(self)/d(self) = 1
   void backward(const Tensor& grad_output); // with an explicit gradient of the same shape
   Tensor detach() const;                    // same data (copied), no history, no grad
@@ -101,7 +112,7 @@ Tensor ones_like(const Tensor& x);
 int64_t numel_of(const Shape& shape);
 int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);  // -1 -> ndim-1, checked
 // The same, for a dim of `shape` (or of shape with `extra` more dims, for unsqueeze and
-// stack), naming the shape in the error as STYLE.md 5 asks.
+// stack), naming the shape in the error.
 int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t extra = 0);
 
 // --- printing in PyTorch's style: tensor([[0.1000, 0.2000], ...]) ------------------------

@@ -5,10 +5,10 @@
 
 #include <utility>
 
-#include "core/debug.h"
 #include "core/check.h"
+#include "core/debug.h"
+#include "core/init.h"
 #include "core/ops.h"
-#include "core/optim.h"
 
 namespace d2l {
 

@@ -11,16 +11,16 @@
 
 #include "core/autograd.h"
 #include "core/debug.h"
+#include "core/init.h"
 #include "core/kernels/fast_exp.h"
 #include "core/kernels/gemm.h"
 #include "core/ops.h"
-#include "core/optim.h"
 
 namespace d2l {
 namespace {
 
 // The gate math costs three exp/tanh per element; two threads pay off from about 4k
-// elements (the origin document's 32 × 512 batch), while the book's 64 × 32 stays serial.
+// elements (the 32 × 512 batch of tools/bench/seq2seq.cpp), while the book's 64 × 32 stays serial.
 [[maybe_unused]] constexpr int64_t kGateParallelMin = 1 << 12;  // unused when built without OpenMP
 
 // The gates use core's vectorisable fast_exp (kernels/fast_exp.h): libm's expf and tanhf

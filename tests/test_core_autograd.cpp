@@ -141,6 +141,16 @@ BOOST_AUTO_TEST_CASE(zero_grad_resets) {
   BOOST_TEST(x.grad_data() == nullptr);
   sum(x * 2.0f).backward();
   BOOST_TEST(grad_of(x) == std::vector<float>({2, 2}), tt::per_element());
+  // set_to_none = false: the same buffer, filled with 0; the next backward adds into it.
+  const float* buffer = x.grad_data();
+  x.zero_grad(false);
+  BOOST_TEST(x.grad_data() == buffer);
+  BOOST_TEST(grad_of(x) == std::vector<float>({0, 0}), tt::per_element());
+  sum(x * 3.0f).backward();
+  BOOST_TEST(grad_of(x) == std::vector<float>({3, 3}), tt::per_element());
+  Tensor never = leaf({1}, {1});
+  never.zero_grad(false);  // no gradient yet: nothing to fill
+  BOOST_TEST(!never.grad().defined());
 }
 
 BOOST_AUTO_TEST_CASE(detach_cuts_the_graph) {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/debug.h"
+#include "core/init.h"
 #include "core/ops.h"
-#include "core/optim.h"
 
 using namespace d2l;
 

@@ -1,6 +1,6 @@
 // tests/test_core_training.cpp — suite core_training: Module (named parameters, train/eval,
 // parameter files), the optimisers, gradient clipping, the initialisers and manual_seed
-// (core/module.h, core/optim.h, core/random.h).
+// (core/module.h, core/optim.h, core/init.h, core/random.h).
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "core/init.h"
 #include "core/module.h"
 #include "core/ops.h"
 #include "core/optim.h"
@@ -141,6 +142,15 @@ BOOST_AUTO_TEST_CASE(module_train_eval_and_zero_grad) {
   randomize(m);
   sum(m.output.forward(tanh(m.hidden.forward(ones({5, 3}))))).backward();
   BOOST_TEST(m.hidden.weight.grad().defined());
+  // Module::zero_grad is Tensor::zero_grad on every parameter: set_to_none = false fills 0,
+  // the default drops the gradient.
+  m.zero_grad(false);
+  BOOST_TEST(!m.scale.grad().defined());  // not used by this forward: no gradient to fill
+  for (const Tensor& p : m.parameters()) {
+    if (p.node() == m.scale.node()) continue;
+    BOOST_TEST(p.grad().defined());
+    for (float g : p.grad().to_vector()) BOOST_TEST(g == 0.0f);
+  }
   m.zero_grad();
   for (const Tensor& p : m.parameters()) BOOST_TEST(!p.grad().defined());
 }
@@ -257,9 +267,18 @@ BOOST_AUTO_TEST_CASE(sgd_step_by_hand) {
   // Without zero_grad the next gradient adds to the old one (PyTorch's semantics).
   sum(p * c).backward();
   expect_near(p.grad(), {1.0f, -2.0f}, 0.0f);
-  opt.zero_grad();
-  expect_near(p.grad(), {0.0f, 0.0f}, 0.0f);  // zeroed in place, not dropped
+  // zero_grad(set_to_none=false) keeps the buffer and fills it with 0 (PyTorch 1.x's default)...
+  const float* buffer = p.grad_data();
+  opt.zero_grad(false);
+  BOOST_TEST(p.grad_data() == buffer);
+  expect_near(p.grad(), {0.0f, 0.0f}, 0.0f);
+  // ...and the default drops it (PyTorch 2's set_to_none=True): same numbers from the next backward.
   sum(p * c).backward();
+  opt.zero_grad();
+  BOOST_TEST(!p.grad().defined());
+  BOOST_TEST(!untouched.grad().defined());
+  sum(p * c).backward();
+  expect_near(p.grad(), {0.5f, -1.0f}, 0.0f);
   opt.step();
   expect_near(p, {0.9f, 2.2f}, 1e-6f);
 }

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "core/autograd.h"
+#include "core/init.h"
 #include "core/ops.h"
-#include "core/optim.h"
 #include "core/random.h"
 #include "layers/transformer.h"
 #include "tests/gradcheck.h"

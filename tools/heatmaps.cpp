@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "core/check.h"
+#include "core/tensor.h"
 #include "tools/figures.h"
 #include "tools/figures_style.h"
 

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/autograd.h"
+#include "core/init.h"
 #include "core/ops.h"
 #include "core/optim.h"
 #include "layers/seq2seq.h"
