@@ -40,6 +40,7 @@
 #include "tools/cli_args.h"
 #include "tools/figures.h"
 #include "tools/glove.h"
+#include "tools/predict_snli.h"
 #include "tools/snli_data.h"
 
 using namespace d2l;
@@ -146,7 +147,10 @@ int run(int argc, char** argv) {
 
   // --- 创建模型 / Creating the model -----------------------------------------------------------
   const int64_t embed_size = 100, num_hiddens = 200;
-  DecomposableAttention net(vocab, embed_size, num_hiddens, 100, 200, 400, args.get_flag("mask-pad"));
+  // The book: net = DecomposableAttention(vocab, embed_size, num_hiddens); the layer takes
+  // len(vocab) (and, for --mask-pad, the id of '<pad>').
+  DecomposableAttention net(vocab.size(), embed_size, num_hiddens, 100, 200, 400, args.get_flag("mask-pad"),
+                            vocab["<pad>"]);
   std::cout << "vocab " << vocab.size() << ", " << net.num_parameters() << " parameters, <pad> "
             << (net.mask_pad ? "masked (--mask-pad)" : "not masked (as the book)") << "\n";
   if (!args.get_string("embeddings").empty()) {

@@ -1,14 +1,14 @@
 // layers/attention_scoring_functions.cpp — 10.3 注意力评分函数 / Attention Scoring Functions
 // (sec_attention-scoring-functions): AdditiveAttention and DotProductAttention.
 //
-// Both are compositions of core ops, so their backward comes from the ops' own (STYLE.md 3):
-// linear, tanh, broadcasting add, masked_softmax and bmm.
+// Both are compositions of core ops, so their backward comes from the ops' own (a layer
+// writes no backward code): linear, tanh, broadcasting add, masked_softmax and bmm.
 #include "layers/attention_scoring_functions.h"
 
 #include <cmath>
 
-#include "core/debug.h"
 #include "core/check.h"
+#include "core/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

@@ -36,8 +36,8 @@ class MultiHeadAttention : public Module {
  public:
   MultiHeadAttention(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens, int64_t num_heads,
                      float dropout, bool bias = false);
-  // The MXNet tab's and the origin document's form: query, key and value sizes all
-  // num_hiddens (as in self-attention), no biases.
+  // The book's MXNet tab's form: query, key and value sizes all num_hiddens (as in
+  // self-attention), no biases.
   MultiHeadAttention(int64_t num_hiddens, int64_t num_heads, float dropout)
       : MultiHeadAttention(num_hiddens, num_hiddens, num_hiddens, num_hiddens, num_heads, dropout) {}
 

@@ -1,12 +1,12 @@
 // layers/natural_language_inference_attention.cpp — 15.5 自然语言推断：使用注意力 / Natural
 // Language Inference: Using Attention (sec_natural-language-inference-attention): mlp, Attend,
-// Compare, Aggregate, DecomposableAttention, predict_snli.
+// Compare, Aggregate, DecomposableAttention.
 //
 // Every layer is a composition of core ops (linear, relu, dropout, bmm, masked_softmax,
-// concat, sequence_mask, sum), so the backward passes come from the ops' own (STYLE.md 3).
+// concat, sequence_mask, sum), so the backward passes come from the ops' own (a layer writes
+// no backward code).
 #include "layers/natural_language_inference_attention.h"
 
-#include "core/autograd.h"
 #include "core/check.h"
 #include "core/debug.h"
 #include "core/ops.h"
@@ -115,15 +115,17 @@ Tensor Aggregate::forward(const Tensor& V_A, const Tensor& V_B, const Tensor& va
 }
 
 // --- DecomposableAttention -------------------------------------------------------------------
-DecomposableAttention::DecomposableAttention(const Vocab& vocab, int64_t embed_size, int64_t num_hiddens,
+DecomposableAttention::DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens,
                                              int64_t num_inputs_attend, int64_t num_inputs_compare,
-                                             int64_t num_inputs_agg, bool mask_pad)
-    : embedding(vocab.size(), embed_size),
+                                             int64_t num_inputs_agg, bool mask_pad, int64_t pad_idx)
+    : embedding(vocab_size, embed_size),
       attend(num_inputs_attend, num_hiddens),
       compare(num_inputs_compare, num_hiddens),
       aggregate(num_inputs_agg, num_hiddens, 3),  // 3 outputs: entailment, contradiction, neutral
       mask_pad(mask_pad),
-      pad_idx(vocab["<pad>"]) {
+      pad_idx(pad_idx) {
+  check(!mask_pad || (pad_idx >= 0 && pad_idx < vocab_size), "DecomposableAttention",
+        "mask_pad needs pad_idx = vocab['<pad>'] in [0, vocab_size = ", vocab_size, "), got ", pad_idx);
   // The book passes the three input sizes separately; they must agree with embed_size and
   // num_hiddens, or the first forward would fail deep inside a Linear.
   check(num_inputs_attend == embed_size && num_inputs_compare == 2 * embed_size && num_inputs_agg == 2 * num_hiddens,
@@ -159,28 +161,6 @@ Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypo
   const Attend::Output ba = attend(A, B, len_A, len_B);
   const Compare::Output v = compare(A, B, ba.beta, ba.alpha);
   return aggregate(v.V_A, v.V_B, len_A, len_B);  // Y_hat: (batch_size, 3)
-}
-
-// --- predict_snli ----------------------------------------------------------------------------
-const std::string& snli_label_name(int64_t label) {
-  static const std::string names[3] = {"entailment", "contradiction", "neutral"};
-  check(label >= 0 && label < 3, "snli_label_name", "label ", label, " is not 0, 1 or 2");
-  return names[label];
-}
-
-std::string predict_snli(DecomposableAttention& net, const Vocab& vocab, const std::vector<std::string>& premise,
-                         const std::vector<std::string>& hypothesis) {
-  check(!premise.empty() && !hypothesis.empty(), "predict_snli", "premise (", premise.size(), " tokens) and hypothesis (",
-        hypothesis.size(), " tokens) must not be empty");
-  net.eval();
-  NoGrad no_grad;
-  auto row = [&vocab](const std::vector<std::string>& tokens) {
-    std::vector<float> ids;
-    for (int64_t i : vocab[tokens]) ids.push_back(static_cast<float>(i));
-    return tensor(ids, {1, static_cast<int64_t>(ids.size())});  // reshape((1, -1))
-  };
-  const Tensor Y_hat = net(row(premise), row(hypothesis));
-  return snli_label_name(static_cast<int64_t>(argmax(Y_hat, 1).data()[0]));
 }
 
 }  // namespace d2l

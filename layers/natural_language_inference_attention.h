@@ -18,13 +18,10 @@
 // leaves them out of the sums, so the output no longer depends on how much padding there is.
 #pragma once
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "core/module.h"
 #include "core/tensor.h"
 #include "layers/basic.h"
-#include "tools/vocab.h"
 
 namespace d2l {
 
@@ -108,12 +105,15 @@ class Aggregate : public Module {
 
 // The whole model. premises (batch_size, m), hypotheses (batch_size, n): token indices (as
 // floats, like every index tensor here) -> Y_hat (batch_size, 3): entailment, contradiction,
-// neutral. With mask_pad, the true lengths are the counts of tokens other than vocab['<pad>']
+// neutral. The book passes the vocabulary and reads len(vocab); here the caller passes
+// vocab_size = len(vocab) (the data side, Vocab and GloVe, stays in tools/). With mask_pad,
+// pad_idx = vocab['<pad>'] is required: the true lengths are the counts of other tokens
 // (truncate_pad puts every pad at the end, so that count is where the padding starts).
 class DecomposableAttention : public Module {
  public:
-  DecomposableAttention(const Vocab& vocab, int64_t embed_size, int64_t num_hiddens, int64_t num_inputs_attend = 100,
-                        int64_t num_inputs_compare = 200, int64_t num_inputs_agg = 400, bool mask_pad = false);
+  DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_inputs_attend = 100,
+                        int64_t num_inputs_compare = 200, int64_t num_inputs_agg = 400, bool mask_pad = false,
+                        int64_t pad_idx = -1);
   Tensor forward(const Tensor& premises, const Tensor& hypotheses);
   Tensor operator()(const Tensor& premises, const Tensor& hypotheses) { return forward(premises, hypotheses); }
 
@@ -122,18 +122,10 @@ class DecomposableAttention : public Module {
   Compare compare;
   Aggregate aggregate;
   bool mask_pad;
-  int64_t pad_idx;  // vocab['<pad>'] (the unknown index 0 if the vocabulary has no '<pad>')
+  int64_t pad_idx;  // vocab['<pad>'] with mask_pad; unused (-1 by default) without
 };
 
 // (batch_size, num_steps) token indices -> (batch_size,) counts of tokens != pad_idx.
 Tensor valid_lengths(const Tensor& tokens, int64_t pad_idx);
-
-// The book's predict_snli: eval mode (as the book, the net stays in it), no graph; premise
-// and hypothesis are tokens, unpadded. Returns "entailment", "contradiction" or "neutral".
-std::string predict_snli(DecomposableAttention& net, const Vocab& vocab, const std::vector<std::string>& premise,
-                         const std::vector<std::string>& hypothesis);
-
-// Label ids in the book's order: 0 entailment, 1 contradiction, 2 neutral.
-const std::string& snli_label_name(int64_t label);
 
 }  // namespace d2l

@@ -49,10 +49,12 @@ class EncoderBlock : public Module {
   AddNorm addnorm2;
 };
 
-// Embedding × sqrt(num_hiddens) (so the embeddings, initialised N(0, 1/num_hiddens)-ish by
-// the book's xavier init, are on the positional encoding's [-1, 1] scale), positional
-// encoding, then num_layers EncoderBlocks. X (batch_size, num_steps) ids ->
-// {(batch_size, num_steps, num_hiddens)}.
+// Embedding × sqrt(num_hiddens), positional encoding, then num_layers EncoderBlocks.
+// X (batch_size, num_steps) ids -> {(batch_size, num_steps, num_hiddens)}.
+// The book scales the embedding because the encoding's values lie in [-1, 1]. The embedding
+// starts N(0, 1) (nn.Embedding's default; train_seq2seq's Xavier init leaves embeddings
+// alone), so after the scaling its entries have standard deviation sqrt(num_hiddens), about
+// 5.7 for the book's 32: at the start of training they outweigh the encoding.
 class TransformerEncoder : public Encoder {
  public:
   TransformerEncoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,

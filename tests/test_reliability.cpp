@@ -33,6 +33,7 @@
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
 #include "tests/test_util.h"
+#include "tools/vocab.h"
 
 using d2l_test::message_has;
 
@@ -301,7 +302,7 @@ BOOST_AUTO_TEST_CASE(nli_training_is_deterministic) {
     std::vector<std::string> words;
     for (int i = 0; i < 30; ++i) words.push_back("w" + std::to_string(i));
     const d2l::Vocab vocab({words}, 0, {"<pad>"});
-    d2l::DecomposableAttention net(vocab, 32, 64, 32, 64, 128);
+    d2l::DecomposableAttention net(vocab.size(), 32, 64, 32, 64, 128);
     d2l::Adam trainer(net.parameters(), 0.001f);
     Run r;
     for (int step = 0; step < 3; ++step) {
@@ -375,7 +376,7 @@ BOOST_AUTO_TEST_CASE(numerics_nan_in_seq2seq_and_nli_layers_names_their_sections
   d2l::manual_seed(7);
   // 15.5: a NaN weight in Attend's MLP f stops at its first Linear, three layers deep.
   const d2l::Vocab vocab({{"a", "b", "c"}}, 0, {"<pad>"});
-  d2l::DecomposableAttention nli(vocab, 8, 8, 8, 16, 16);
+  d2l::DecomposableAttention nli(vocab.size(), 8, 8, 8, 16, 16);
   nli.eval();
   nli.attend.f.linear1.weight.data()[0] = NAN;
   const Tensor P = d2l::tensor({{1.0f, 2.0f, 0.0f}}), H = d2l::tensor({{3.0f, 1.0f, 0.0f}});

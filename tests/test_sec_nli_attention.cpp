@@ -15,8 +15,9 @@
 #include "core/random.h"
 #include "layers/natural_language_inference_attention.h"
 #include "tests/gradcheck.h"
-#include "tools/vocab.h"
 #include "tests/test_util.h"
+#include "tools/predict_snli.h"
+#include "tools/vocab.h"
 
 using d2l_test::message_has;
 
@@ -289,7 +290,7 @@ BOOST_AUTO_TEST_CASE(gradcheck_decomposable_attention) {
     for (uint64_t seed = 400;; ++seed) {
       BOOST_REQUIRE_MESSAGE(seed < 400 + kMaxDraws, "no draw off the ReLU kinks");
       d2l::manual_seed(seed);
-      d2l::DecomposableAttention net(vocab, 4, 5, 4, 8, 10, mask_pad);
+      d2l::DecomposableAttention net(vocab.size(), 4, 5, 4, 8, 10, mask_pad, vocab["<pad>"]);
       net.eval();
       if (min_abs_preactivation(net, P, H) < kMargin) continue;
       BOOST_TEST_MESSAGE("DecomposableAttention mask_pad " << mask_pad << ": seed " << seed);
@@ -320,7 +321,7 @@ BOOST_AUTO_TEST_CASE(mask_pad_makes_output_independent_of_padding) {
   BOOST_TEST(d2l::valid_lengths(P_pad, 1).to_vector() == std::vector<float>{3});
   for (bool mask_pad : {false, true}) {
     d2l::manual_seed(31);
-    d2l::DecomposableAttention net(vocab, 6, 7, 6, 12, 14, mask_pad);
+    d2l::DecomposableAttention net(vocab.size(), 6, 7, 6, 12, 14, mask_pad, vocab["<pad>"]);
     net.eval();
     const std::vector<float> y = net(P, H).to_vector(), y_pad = net(P_pad, H_pad).to_vector();
     double diff = 0;
@@ -355,7 +356,7 @@ BOOST_AUTO_TEST_CASE(predict_snli_learns_a_separable_toy_set) {
   const Tensor y = d2l::tensor(labels, {static_cast<int64_t>(labels.size())});
   for (bool mask_pad : {false, true}) {
     d2l::manual_seed(41);
-    d2l::DecomposableAttention net(vocab, 16, 32, 16, 32, 64, mask_pad);
+    d2l::DecomposableAttention net(vocab.size(), 16, 32, 16, 32, 64, mask_pad, vocab["<pad>"]);
     d2l::Adam trainer(net.parameters(), 0.01f);
     for (int step = 0; step < 300; ++step) {
       net.train();
@@ -378,8 +379,13 @@ BOOST_AUTO_TEST_CASE(predict_snli_learns_a_separable_toy_set) {
 BOOST_AUTO_TEST_CASE(error_messages) {
   using E = std::invalid_argument;
   const d2l::Vocab vocab = small_vocab({"a", "b"});
-  BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab, 100, 200, 100, 200, 300), E,
+  BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 100, 200, 100, 200, 300), E,
                         message_has({"[DecomposableAttention]", "num_inputs_agg", "400", "300"}));
+  // mask_pad without the id of '<pad>' (or with one outside the vocabulary).
+  BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, true), E,
+                        message_has({"[DecomposableAttention]", "mask_pad needs pad_idx", "vocab_size = 4", "got -1"}));
+  BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, true, 4), E,
+                        message_has({"[DecomposableAttention]", "got 4"}));
   d2l::Attend attend(4, 5);
   BOOST_CHECK_EXCEPTION(attend(d2l::zeros({2, 3, 4}), d2l::zeros({2, 3, 5})), E,
                         message_has({"[Attend]", "(2, 3, 4)", "(2, 3, 5)"}));
@@ -398,7 +404,7 @@ BOOST_AUTO_TEST_CASE(error_messages) {
                         message_has({"[Aggregate]", "valid_lens_B", "(1, 2)"}));
   d2l::mlp flat(2, 2, true);
   BOOST_CHECK_EXCEPTION(flat(d2l::zeros({1, 2, 2})), E, message_has({"[Linear]", "(1, 4)"}));  // nn.Flatten on 3-D, as PyTorch
-  d2l::DecomposableAttention net(vocab, 4, 5, 4, 8, 10);
+  d2l::DecomposableAttention net(vocab.size(), 4, 5, 4, 8, 10);
   BOOST_CHECK_EXCEPTION(net(d2l::zeros({2, 3}), d2l::zeros({3, 3})), E,
                         message_has({"[DecomposableAttention]", "(2, 3)", "(3, 3)"}));
   BOOST_CHECK_EXCEPTION(net(d2l::zeros({2, 3, 1}), d2l::zeros({2, 3})), E,
