@@ -4,7 +4,6 @@
 
 #include "core/debug.h"
 #include "core/ops.h"
-#include "layers/seq2seq.h"
 
 namespace d2l {
 
@@ -31,7 +30,7 @@ DecoderState Seq2SeqAttentionDecoder::init_state(const EncoderOutputs& enc_outpu
         ") and state (num_layers = ", rnn.num_layers, ", batch_size, num_hiddens) expected, got output ",
         outputs.shape(), ", state ", hidden_state.shape());
   // outputs (num_steps, batch_size, num_hiddens) -> keys and values (batch_size, num_steps, num_hiddens)
-  return {transpose(outputs, 0, 1), hidden_state, enc_valid_lens};
+  return {permute(outputs, {1, 0, 2}), hidden_state, enc_valid_lens};
 }
 
 std::pair<Tensor, DecoderState> Seq2SeqAttentionDecoder::forward(const Tensor& X, const DecoderState& state) {
@@ -42,32 +41,32 @@ std::pair<Tensor, DecoderState> Seq2SeqAttentionDecoder::forward(const Tensor& X
   const Tensor& enc_outputs = state[0];
   Tensor hidden_state = state[1];
   const Tensor& enc_valid_lens = state[2];
-  const Tensor emb = embed_time_major(embedding, X, "Seq2SeqAttentionDecoder");  // (num_steps, batch_size, embed_size)
-  const int64_t T = emb.size(0), B = emb.size(1);
-  check(hidden_state.shape() == Shape{rnn.num_layers, B, rnn.num_hiddens}, "Seq2SeqAttentionDecoder",
+  check(X.defined() && X.ndim() == 2, "Seq2SeqAttentionDecoder", "X must be (batch_size, num_steps) token ids, got ",
+        X.defined() ? X.shape() : Shape{});
+  check(hidden_state.shape() == Shape{rnn.num_layers, X.size(0), rnn.num_hiddens}, "Seq2SeqAttentionDecoder",
         "hidden_state ", hidden_state.shape(), " must be (num_layers, batch_size, num_hiddens) for X ", X.shape());
+  // emb: (num_steps, batch_size, embed_size)
+  const Tensor emb = permute(embedding(X), {1, 0, 2});
   std::vector<Tensor> outputs;
   attention_weights_.clear();
-  const int64_t L = rnn.num_layers, H = rnn.num_hiddens;
-  for (int64_t t = 0; t < T; ++t) {
+  for (int64_t t = 0; t < emb.size(0); ++t) {  // the book's `for x in X`
+    const Tensor x_t = select(emb, 0, t);      // (batch_size, embed_size)
     // query: (batch_size, 1, num_hiddens), the last layer's previous hidden state
-    const Tensor query = reshape(slice(hidden_state, 0, L - 1, L), {B, 1, H});
+    const Tensor query = unsqueeze(select(hidden_state, 0, -1), 1);
     // context: (batch_size, 1, num_hiddens)
     const Tensor context = attention(query, enc_outputs, enc_outputs, enc_valid_lens);
-    // The book joins context and embedding on the feature dim, (batch_size, 1, num_hiddens
-    // + embed_size), then permutes to (1, batch_size, ...). With a dim of size 1 a permute
-    // is a reshape, so we build the (1, batch_size, num_hiddens + embed_size) input directly.
-    const Tensor x = concat({reshape(context, {1, B, H}), slice(emb, 0, t, t + 1)}, 2);
-    auto [out, next] = rnn(x, hidden_state);
+    // Joined on the feature dim: (batch_size, 1, num_hiddens + embed_size)
+    const Tensor x = concat({context, unsqueeze(x_t, 1)}, -1);
+    // The GRU reads x as (1, batch_size, num_hiddens + embed_size)
+    auto [out, next] = rnn(permute(x, {1, 0, 2}), hidden_state);
     hidden_state = next;
     outputs.push_back(out);  // (1, batch_size, num_hiddens)
     attention_weights_.push_back(attention.attention_weights);
   }
-  // (num_steps, batch_size, num_hiddens) -> (batch_size, num_steps, num_hiddens), then the
-  // dense layer: (batch_size, num_steps, vocab_size). The book applies dense first and
-  // permutes the vocab_size-wide result; this order copies less and gives the same numbers.
-  const Tensor output = dense(transpose(concat(outputs, 0), 0, 1));
-  return {output, {enc_outputs, hidden_state, enc_valid_lens}};
+  // After the dense layer, outputs: (num_steps, batch_size, vocab_size)
+  const Tensor output = dense(concat(outputs, 0));
+  // output: (batch_size, num_steps, vocab_size)
+  return {permute(output, {1, 0, 2}), {enc_outputs, hidden_state, enc_valid_lens}};
 }
 
 }  // namespace d2l

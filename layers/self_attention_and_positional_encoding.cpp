@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "core/debug.h"
 #include "core/check.h"
+#include "core/debug.h"
 #include "core/ops.h"
 
 namespace d2l {
@@ -30,13 +30,14 @@ PositionalEncoding::PositionalEncoding(int64_t num_hiddens, float dropout, int64
   }
 }
 
-Tensor PositionalEncoding::forward(const Tensor& X) const {
+Tensor PositionalEncoding::forward(const Tensor& X, int64_t offset) const {
   SectionScope section("10.6 PositionalEncoding");
-  check(X.defined() && X.ndim() == 3 && X.size(1) <= max_len && X.size(2) == num_hiddens, "PositionalEncoding",
-        "expected X (batch_size, no. of steps <= max_len = ", max_len, ", num_hiddens = ", num_hiddens, "), got ",
-        X.defined() ? X.shape() : Shape{});
-  // P[:, :no. of steps, :] (1, no. of steps, num_hiddens) broadcasts over the batch.
-  return dropout(X + slice(P, 1, 0, X.size(1)));
+  check(X.defined() && X.ndim() == 3 && X.size(2) == num_hiddens, "PositionalEncoding",
+        "expected X (batch_size, no. of steps, num_hiddens = ", num_hiddens, "), got ", X.defined() ? X.shape() : Shape{});
+  check(offset >= 0 && offset + X.size(1) <= max_len, "PositionalEncoding", "X ", X.shape(), " at offset ", offset,
+        " needs rows ", offset, "..", offset + X.size(1) - 1, " of P, which has max_len = ", max_len, " rows");
+  // P[:, offset:offset + no. of steps, :] (1, no. of steps, num_hiddens) broadcasts over the batch.
+  return dropout(X + slice(P, 1, offset, offset + X.size(1)));
 }
 
 }  // namespace d2l

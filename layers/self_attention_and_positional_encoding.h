@@ -20,12 +20,14 @@ namespace d2l {
 // encoding dimension like the bits of a binary counter (subsec_positional-encoding).
 // An odd num_hiddens is allowed (the book's code would fail on it): the last column is
 // then a sin column without its cos partner.
-//   X (batch_size, no. of steps <= max_len, num_hiddens) -> the same shape.
+//   X (batch_size, no. of steps, num_hiddens) -> the same shape.
+// The book adds rows 0, 1, ... of P; offset > 0 adds rows offset, offset + 1, ... instead,
+// for a caller whose X starts later in the sequence (offset + no. of steps <= max_len).
 class PositionalEncoding : public Module {
  public:
   PositionalEncoding(int64_t num_hiddens, float dropout, int64_t max_len = 1000);
-  Tensor forward(const Tensor& X) const;
-  Tensor operator()(const Tensor& X) const { return forward(X); }
+  Tensor forward(const Tensor& X, int64_t offset = 0) const;
+  Tensor operator()(const Tensor& X, int64_t offset = 0) const { return forward(X, offset); }
 
   int64_t num_hiddens, max_len;
   Dropout dropout;

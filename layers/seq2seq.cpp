@@ -7,12 +7,12 @@
 
 namespace d2l {
 
-Tensor embed_time_major(const Embedding& embedding, const Tensor& X, const char* layer) {
+namespace {
+void check_token_ids(const Tensor& X, const char* layer) {
   check(X.defined() && X.ndim() == 2, layer, "X must be (batch_size, num_steps) token ids, got ",
         X.defined() ? X.shape() : Shape{});
-  // (num_steps, batch_size) ids -> (num_steps, batch_size, embed_size)
-  return embedding(transpose(X, 0, 1));
 }
+}  // namespace
 
 // --- Seq2SeqEncoder --------------------------------------------------------------------------
 Seq2SeqEncoder::Seq2SeqEncoder(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_layers,
@@ -24,8 +24,11 @@ Seq2SeqEncoder::Seq2SeqEncoder(int64_t vocab_size, int64_t embed_size, int64_t n
 
 EncoderOutputs Seq2SeqEncoder::forward(const Tensor& X, const Tensor&) {
   SectionScope section("9.7 Seq2SeqEncoder");
-  // In recurrent models the first axis is time: X (num_steps, batch_size, embed_size).
-  const Tensor emb = embed_time_major(embedding, X, "Seq2SeqEncoder");
+  check_token_ids(X, "Seq2SeqEncoder");
+  // X: (batch_size, num_steps, embed_size)
+  Tensor emb = embedding(X);
+  // In recurrent models the first axis is time: (num_steps, batch_size, embed_size)
+  emb = permute(emb, {1, 0, 2});
   // No state given: the GRU starts from zeros.
   auto [output, state] = rnn(emb);
   // output (num_steps, batch_size, num_hiddens); state (num_layers, batch_size, num_hiddens)
@@ -52,17 +55,17 @@ DecoderState Seq2SeqDecoder::init_state(const EncoderOutputs& enc_outputs, const
 std::pair<Tensor, DecoderState> Seq2SeqDecoder::forward(const Tensor& X, const DecoderState& state) {
   SectionScope section("9.7 Seq2SeqDecoder");
   check(state.size() == 1, "Seq2SeqDecoder", "state must be {hidden state}, got ", state.size(), " tensors");
-  const Tensor emb = embed_time_major(embedding, X, "Seq2SeqDecoder");  // (num_steps, batch_size, embed_size)
+  check_token_ids(X, "Seq2SeqDecoder");
   check(state[0].ndim() == 3, "Seq2SeqDecoder", "state must be (num_layers, batch_size, num_hiddens), got ",
         state[0].shape());
+  // emb: (num_steps, batch_size, embed_size)
+  const Tensor emb = permute(embedding(X), {1, 0, 2});
   // Broadcast the context (the last layer, (batch_size, num_hiddens)) over the num_steps.
   const Tensor context = repeat(select(state[0], 0, -1), {emb.size(0), 1, 1});
   const Tensor X_and_context = concat({emb, context}, 2);
   auto [output, next] = rnn(X_and_context, state[0]);
-  // The book applies dense, then permutes (num_steps, batch_size, vocab_size); permuting the
-  // num_hiddens-wide output first is the same numbers and vocab_size/num_hiddens times less
-  // copying. output (batch_size, num_steps, vocab_size); state (num_layers, batch_size, num_hiddens)
-  return {dense(transpose(output, 0, 1)), {next}};
+  // output: (batch_size, num_steps, vocab_size); state: (num_layers, batch_size, num_hiddens)
+  return {permute(dense(output), {1, 0, 2}), {next}};
 }
 
 // --- MaskedSoftmaxCELoss ---------------------------------------------------------------------

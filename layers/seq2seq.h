@@ -49,11 +49,6 @@ class Seq2SeqDecoder : public Decoder {
   Linear dense;
 };
 
-// Time-major embedding: indices (batch_size, num_steps) -> (num_steps, batch_size,
-// embed_size). The book embeds and then permutes; transposing the ids first gives the same
-// numbers and moves embed_size times less data. Shared by both decoders and the encoder.
-Tensor embed_time_major(const Embedding& embedding, const Tensor& X, const char* layer);
-
 // MaskedSoftmaxCELoss: the book's per-sequence loss
 //   pred (batch_size, num_steps, vocab_size) logits, label (batch_size, num_steps) ids,
 //   valid_len (batch_size,)  ->  (batch_size,)

@@ -102,14 +102,12 @@ Tensor DecoderBlock::forward(const Tensor& X, DecoderState& state) {
   // key_values: everything this block has been fed so far, X included.
   const Tensor key_values = cache.defined() ? concat({cache, X}, 1) : X;
   cache = key_values;
-  Tensor dec_valid_lens;
+  Tensor dec_valid_lens;  // undefined in prediction: the cache holds only the past
   if (training()) {
-    // Causal mask: query t (0-based) may see keys 0..t, i.e. valid length t + 1.
-    // dec_valid_lens: (batch_size, num_steps) with every row 1, 2, ..., num_steps.
-    const int64_t B = X.size(0), T = X.size(1);
-    dec_valid_lens = empty({B, T});
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t t = 0; t < T; ++t) dec_valid_lens.data()[b * T + t] = static_cast<float>(t + 1);
+    // The causal mask: dec_valid_lens (batch_size, num_steps), every row 1, 2, ..., num_steps,
+    // so query t (0-based) sees keys 0..t.
+    const int64_t batch_size = X.size(0), num_steps = X.size(1);
+    dec_valid_lens = repeat(arange(1.0f, static_cast<float>(num_steps + 1)), {batch_size, 1});
   }
   // Self-attention, then encoder–decoder attention (queries from the decoder, keys and
   // values the encoder outputs), then the FFN; each followed by AddNorm.
@@ -148,13 +146,10 @@ std::pair<Tensor, DecoderState> TransformerDecoder::forward(const Tensor& X, con
   check(static_cast<int64_t>(state_in.size()) == 2 + num_layers, "TransformerDecoder", "state has ", state_in.size(),
         " entries, expected 2 + num_layers = ", 2 + num_layers, " (use init_state)");
   DecoderState state = state_in;
-  const Tensor E = embedding(X) * std::sqrt(static_cast<float>(num_hiddens));
-  // Position of the first token of X: 0, unless pe_offset asks for the true position in
-  // step-by-step prediction (the no. of steps block 0 has cached).
+  // Position of the first token of X: 0 as the book, unless pe_offset asks for the true
+  // position in step-by-step prediction (the no. of steps block 0 has cached).
   const int64_t offset = pe_offset && state[2].defined() ? state[2].size(1) : 0;
-  check(offset + X.size(1) <= pos_encoding.max_len, "TransformerDecoder", "position ", offset + X.size(1),
-        " exceeds the positional encoding's max_len ", pos_encoding.max_len);
-  Tensor H = offset == 0 ? pos_encoding(E) : pos_encoding.dropout(E + slice(pos_encoding.P, 1, offset, offset + X.size(1)));
+  Tensor H = pos_encoding(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)), offset);
   std::vector<Tensor> self_w, cross_w;
   for (auto& blk : blks) {
     H = blk->forward(H, state);

@@ -85,6 +85,23 @@ BOOST_AUTO_TEST_CASE(forward_adds_the_table) {
   BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return pe(x[0]); }, {X}, "PositionalEncoding"));
 }
 
+BOOST_AUTO_TEST_CASE(forward_at_an_offset_adds_the_later_rows) {
+  // pe(X, offset) adds rows offset .. offset + no. of steps - 1 of P: the positions of a
+  // slice that starts later in the sequence (the Transformer decoder's pe_offset).
+  d2l::manual_seed(32);
+  d2l::PositionalEncoding pe(8, 0.5f, 20);
+  pe.eval();
+  const Tensor X = d2l::normal(0, 1, {2, 5, 8});
+  const Tensor Y = pe(X, 7);
+  BOOST_TEST(Y.shape() == X.shape());
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t i = 0; i < 5 * 8; ++i)
+      BOOST_CHECK_EQUAL(Y.data()[b * 40 + i], X.data()[b * 40 + i] + pe.P.data()[7 * 8 + i]);
+  // The last rows of the table: offset + no. of steps == max_len is allowed.
+  BOOST_CHECK_EQUAL(pe(d2l::zeros({1, 5, 8}), 15).data()[4 * 8 + 1], pe.P.data()[19 * 8 + 1]);
+  BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return pe(x[0], 7); }, {X}, "PositionalEncoding offset"));
+}
+
 BOOST_AUTO_TEST_CASE(dropout_in_training) {
   d2l::manual_seed(31);
   d2l::PositionalEncoding pe(8, 0.5f, 20);
@@ -126,6 +143,10 @@ BOOST_AUTO_TEST_CASE(errors) {
   };
   BOOST_CHECK_EXCEPTION(pe(d2l::zeros({1, 21, 8})), std::invalid_argument,
                         says({"[PositionalEncoding]", "max_len = 20", "(1, 21, 8)"}));
+  BOOST_CHECK_EXCEPTION(pe(d2l::zeros({1, 5, 8}), 16), std::invalid_argument,
+                        says({"[PositionalEncoding]", "(1, 5, 8) at offset 16", "rows 16..20", "max_len = 20"}));
+  BOOST_CHECK_EXCEPTION(pe(d2l::zeros({1, 5, 8}), -1), std::invalid_argument,
+                        says({"[PositionalEncoding]", "at offset -1"}));
   BOOST_CHECK_EXCEPTION(pe(d2l::zeros({1, 5, 7})), std::invalid_argument,
                         says({"[PositionalEncoding]", "num_hiddens = 8", "(1, 5, 7)"}));
   BOOST_CHECK_EXCEPTION(d2l::PositionalEncoding(0, 0.1f), std::invalid_argument, says({"[PositionalEncoding]"}));

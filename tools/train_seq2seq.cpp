@@ -72,7 +72,7 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
     animator.emplace("epoch", std::vector<std::string>{}, xlim, num_epochs, options.figure_path);
     animator->options().ylabel = "loss";
   }
-  const int64_t bos = tgt_vocab["<bos>"];
+  const int64_t bos_id = tgt_vocab["<bos>"];
   TrainSeq2SeqResult result;
   for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();  // the book's per-epoch d2l.Timer()
@@ -80,16 +80,13 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
     for (const NmtBatch& batch : data.epoch_batches()) {
       optimizer.zero_grad();
       const int64_t B = batch.batch_size, T = batch.num_steps;
-      // Teacher forcing: dec_input = concat([<bos>], Y[:, :-1]) along the steps.
-      std::vector<int64_t> dec_input(static_cast<size_t>(B * T));
-      for (int64_t b = 0; b < B; ++b) {
-        dec_input[b * T] = bos;
-        for (int64_t t = 1; t < T; ++t) dec_input[b * T + t] = batch.Y[b * T + t - 1];
-      }
       const Tensor X = ids_tensor(batch.X, {B, T}), Y = ids_tensor(batch.Y, {B, T});
       const Tensor X_valid_len = ids_tensor(batch.X_valid_len, {B});
       const Tensor Y_valid_len = ids_tensor(batch.Y_valid_len, {B});
-      auto [Y_hat, state] = net(X, ids_tensor(dec_input, {B, T}), X_valid_len);
+      const Tensor bos = reshape(full({B}, static_cast<float>(bos_id)), {-1, 1});
+      // Teacher forcing: the decoder reads <bos>, then the target without its last token.
+      const Tensor dec_input = concat({bos, slice(Y, 1, 0, T - 1)}, 1);
+      auto [Y_hat, state] = net(X, dec_input, X_valid_len);
       const Tensor l = loss(Y_hat, Y, Y_valid_len);  // (batch_size,)
       sum(l).backward();  // the book: l.sum().backward()
       clip_grad_norm(params, 1.0f);  // d2l.grad_clipping(net, 1)
