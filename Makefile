@@ -3,11 +3,18 @@
 #   make bench      kernels vs OpenBLAS, PyTorch comparisons        make run         every chapter program
 #   make test-serial the suite from a build without OpenMP          make clean
 #   make asan       the suite under ASan+UBSan (build-asan/)         make fuzz        libFuzzer targets
+#   FAST=0          any of the above on the reference tier (plain loops, core/reference/), in
+#                   build-ref/ (build-ref-asan/ for asan); the default FAST=1 is core/fast/
 SHELL    := /bin/bash
 CXX      ?= g++
 OMP      ?= 1
 NATIVE   ?= 1
-BUILD    ?= build
+FAST     ?= 1
+ifeq ($(FAST),0)
+  BUILD  ?= build-ref
+else
+  BUILD  ?= build
+endif
 CXXFLAGS ?= -O3 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -MMD -MP -I.
 LDLIBS   += -lstb
@@ -19,16 +26,27 @@ endif
 ifeq ($(NATIVE),1)
   CXXFLAGS += -march=native
 endif
+# The kernel tier (core/kernels.h): only the seam's dispatch, core/kernels.cpp, depends on it;
+# both tiers are compiled into every build (tests compare them). For the fast tier, the
+# GEMM micro-kernel the compiler will pick for these flags (core/fast/gemm_kernels.h).
+ifeq ($(FAST),0)
+  TIER := reference tier (FAST=0)
+else
+  ISA  := $(shell $(CXX) $(filter -m%,$(CXXFLAGS)) -dM -E -x c++ /dev/null 2>/dev/null)
+  TIER := fast tier, GEMM micro-kernel $(if $(findstring __AVX512F__,$(ISA)),AVX-512,$(if $(and $(findstring __AVX2__,$(ISA)),$(findstring __FMA__,$(ISA))),AVX2,portable))
+endif
+$(BUILD)/obj/core/kernels.o: CXXFLAGS += -DD2L_FAST=$(FAST)
+
 ifeq ($(OMP),1)
   CXXFLAGS += -fopenmp
   LDFLAGS  += -fopenmp
-  $(info [make] OpenMP on (OMP=0 for a serial build), NATIVE=$(NATIVE), BUILD=$(BUILD))
+  $(info [make] $(TIER); OpenMP on (OMP=0 for a serial build), NATIVE=$(NATIVE), BUILD=$(BUILD))
 else
   CXXFLAGS += -Wno-unknown-pragmas
-  $(info [make] OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD))
+  $(info [make] $(TIER); OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD))
 endif
 
-LIB_SRC   := $(wildcard core/*.cpp core/kernels/*.cpp layers/*.cpp tools/*.cpp)
+LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp tools/*.cpp)
 LIB_OBJ   := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/libd2l.a
 CHAPTERS  := $(patsubst chapters/%.cpp,$(BUILD)/chapters/%,$(wildcard chapters/*.cpp))
@@ -73,14 +91,14 @@ test: all $(TEST_BIN)
 	D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) 2>&1 | tee $(BUILD)/test.log | grep -vE '^(Entering|Leaving) test case' ; exit $${PIPESTATUS[0]}
 
 test-serial:
-	$(MAKE) OMP=0 BUILD=build-serial test OMP_NUM_THREADS=1
+	$(MAKE) OMP=0 BUILD=$(BUILD)-serial test OMP_NUM_THREADS=1
 
 # Library, tests and chapters with AddressSanitizer + UBSan, then the suite under them. The
 # flags go through the environment so the child's `?=`/`+=` lines still add -std=c++17 etc.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 asan:
 	CXXFLAGS="$(SAN) -O1 -g" LDFLAGS="$(SAN)" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=build-asan test
+	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=$(BUILD)-asan test
 
 # libFuzzer targets tests/fuzz/fuzz_*.cpp (clang: tools/install_deps.sh --fuzz), each run for
 # FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/.
@@ -115,9 +133,9 @@ data:
 	bash tools/get_data.sh
 
 format:
-	clang-format -i $(wildcard core/*.h core/*.cpp core/kernels/* layers/* chapters/*.cpp tools/*.h tools/*.cpp tests/*.cpp)
+	clang-format -i $(wildcard core/*.h core/*.cpp core/fast/* core/reference/* layers/* chapters/*.cpp tools/*.h tools/*.cpp tests/*.cpp)
 
 clean:
-	rm -rf build build-serial build-asan build-fuzz
+	rm -rf build build-serial build-asan build-fuzz build-ref build-ref-serial build-ref-asan
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/obj/chapters/*.d $(BUILD)/obj/tools/*/*.d $(BUILD)/obj/tests/fuzz/*.d)

@@ -1,10 +1,10 @@
-// core/allocator.h — a caching, 64-byte-aligned allocator for tensor storage.
+// core/allocator.h — 64-byte-aligned memory for tensor storage, and the handles that own it.
 //
-// A training step creates and frees the same few hundred buffers every iteration. Going to
-// malloc for each would cost a lock and, for large buffers, fresh zeroed pages from the OS
-// (mmap), every time. Instead freed blocks go on a free list per size class (powers of
-// two from 64 bytes) and the next request of that class reuses one. 64-byte alignment is a
-// cache line and an AVX-512 register, so kernels may use aligned loads.
+// The build's tier provides the memory (core/kernels.cpp forwards): the reference tier
+// takes every block from the system and frees it at once (core/reference/allocator.cpp);
+// the fast tier keeps freed blocks for reuse, since a training step frees and re-creates
+// the same few hundred buffers every iteration (core/fast/allocator.cpp). 64-byte
+// alignment is a cache line and an AVX-512 register, so kernels may use aligned loads.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,13 +15,13 @@ namespace d2l {
 float* allocate_floats(size_t n);         // n floats, 64-byte aligned, contents undefined
 void release_floats(float* p, size_t n);  // give a block from allocate_floats back
 
-struct AllocatorStats {
+struct AllocatorStats {  // of the build's tier
   uint64_t requests = 0;    // allocate_floats calls
   uint64_t os_allocs = 0;   // of those, how many went to the system allocator
   uint64_t cached_bytes = 0;  // bytes sitting on free lists now
 };
 AllocatorStats allocator_stats();
-void allocator_trim();    // return every cached block to the system
+void allocator_trim();    // return every cached block to the system (fast tier)
 
 // Move-only owner of one block (Node::data and Node::grad).
 class Buffer {

@@ -1,8 +1,9 @@
 // core/ops.h — every differentiable op the book's attention chapter needs.
 //
-// Each op checks its arguments (errors name the op and every shape: STYLE.md 5), runs its
-// forward kernel and records its backward right beside it, in the ops_*.cpp file named in
-// each block below. Binary ops broadcast as PyTorch does (NumPy rules).
+// Each op checks its arguments (an error names the op and every shape involved), runs its
+// forward kernel (core/kernels.h) and records its backward right beside it, in the
+// ops_*.cpp file named in each block below. Binary ops broadcast as PyTorch does (NumPy
+// rules).
 #pragma once
 #include <vector>
 
@@ -70,7 +71,7 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, int64_t dim);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);  // index holds integers
 Tensor embedding(const Tensor& weight, const Tensor& indices);  // (V, d) gathered by indices -> (..., d)
 
-// --- ops_matmul.cpp (kernels in core/kernels/gemm.h) --------------------------------------
+// --- ops_matmul.cpp ------------------------------------------------------------------------
 // 2-D (n, k) x (k, m); or (..., n, k) x (k, m) as Linear needs for 3-D inputs.
 Tensor matmul(const Tensor& a, const Tensor& b);
 // torch.bmm: (B, n, k) x (B, k, m) -> (B, n, m). With trans_b, b is (B, m, k) and is read

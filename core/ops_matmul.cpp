@@ -1,42 +1,24 @@
-// core/ops_matmul.cpp — matmul, bmm and linear: every product goes through one GEMM kernel
-// (core/kernels/gemm.h), forward and backward.
+// core/ops_matmul.cpp — matmul, bmm and linear, on the seam's matmul and linear kernels
+// (core/kernels.h).
 //
 // Legend: C = op(A) op(B) with op(A) (M, K) and op(B) (K, N); op(X) is X or Xᵀ as the
 // trans flags say (a transposed operand is stored the other way round).
 #include "core/autograd.h"
-#include "core/kernels/gemm.h"
+#include "core/kernels.h"
 #include "core/ops.h"
-#include "core/parallel.h"
-
-#include <algorithm>
 
 namespace d2l {
 namespace {
 
-// Backward of C = op(A) op(B), from the two rules
-//   d op(A) = dC op(B)ᵀ   (M, N)(N, K)        d op(B) = op(A)ᵀ dC   (K, M)(M, N)
-// When A itself is stored transposed, dA = (d op(A))ᵀ = op(B) dCᵀ, and likewise for B;
-// each case is one more GEMM with the right flags, accumulating into the gradient.
-void matmul_backward(bool ta, bool tb, int64_t batch, int64_t M, int64_t N, int64_t K, const float* A,
-                     const float* B, const float* dC, float* dA, float* dB) {
-  if (dA) {
-    if (!ta) gemm_batched(false, !tb, batch, M, K, N, dC, B, dA, true);  // dA = dC op(B)ᵀ
-    else gemm_batched(tb, true, batch, K, M, N, B, dC, dA, true);        // dA = op(B) dCᵀ
-  }
-  if (dB) {
-    if (!tb) gemm_batched(!ta, false, batch, K, N, M, A, dC, dB, true);  // dB = op(A)ᵀ dC
-    else gemm_batched(true, ta, batch, N, K, M, dC, A, dB, true);        // dB = dCᵀ op(A)
-  }
-}
-
+// One op for every product: C (batch, M, N) = op(A) op(B), the shapes already checked.
 Tensor product(const char* name, const Tensor& a, const Tensor& b, bool ta, bool tb, int64_t batch, int64_t M,
                int64_t N, int64_t K, Shape out) {
   OpCall op(name, {a, b});
   Tensor y = empty(out);
-  gemm_batched(ta, tb, batch, M, N, K, a.data(), b.data(), y.data(), false);
-  return op.finish(y, [ta, tb, batch, M, N, K](Node& y) {
-    matmul_backward(ta, tb, batch, M, N, K, y.input_data(0), y.input_data(1), y.grad.get(), y.input_grad(0),
-                    y.input_grad(1));
+  kernels::matmul_forward(y.data(), a.data(), b.data(), batch, M, N, K, ta, tb);
+  return op.finish(y, [ta, tb, batch, M, N, K](Node& node) {
+    kernels::matmul_backward(node.input_grad(0), node.input_grad(1), node.grad.get(), node.input_data(0),
+                             node.input_data(1), batch, M, N, K, ta, tb);
   });
 }
 
@@ -72,44 +54,24 @@ Tensor bmm(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b) {
   return product("bmm", a, b, trans_a, trans_b, a.shape()[0], M, N, Ka, {a.shape()[0], M, N});
 }
 
-// y = x Wᵀ + b. forward: one GEMM reading W (out, in) transposed, then the bias per row.
+// nn.Linear's y = x Wᵀ + b, with W (out_features, in_features) as PyTorch stores it.
 // backward: dx += dy W;  dW += dyᵀ x;  db += Σ_rows dy.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   OpCall op("linear", {x, weight, bias});
   check(weight.ndim() == 2, "linear", "weight must be (out_features, in_features), got ", weight.shape());
-  const int64_t out_f = weight.shape()[0], in_f = weight.shape()[1];
-  check(x.ndim() >= 1 && x.shape().back() == in_f, "linear", "input ", x.shape(), " does not end in in_features of weight ",
+  const int64_t N = weight.shape()[0], K = weight.shape()[1];
+  check(x.ndim() >= 1 && x.shape().back() == K, "linear", "input ", x.shape(), " does not end in in_features of weight ",
         weight.shape());
-  check(!bias.defined() || bias.shape() == Shape{out_f}, "linear", "bias ", bias.defined() ? bias.shape() : Shape{},
+  check(!bias.defined() || bias.shape() == Shape{N}, "linear", "bias ", bias.defined() ? bias.shape() : Shape{},
         " must be (out_features,) for weight ", weight.shape());
-  const int64_t M = numel_of(Shape(x.shape().begin(), x.shape().end() - 1));
+  const int64_t M = numel_of(Shape(x.shape().begin(), x.shape().end() - 1));  // every leading dim
   Shape out = x.shape();
-  out.back() = out_f;
+  out.back() = N;
   Tensor y = empty(out);
-  gemm(false, true, M, out_f, in_f, x.data(), weight.data(), y.data(), false);
-  if (bias.defined()) {
-    float* py = y.data();
-    const float* pb = bias.data();
-#pragma omp parallel for if (M * out_f >= kParallelMin)
-    for (int64_t r = 0; r < M; ++r)
-      for (int64_t j = 0; j < out_f; ++j) py[r * out_f + j] += pb[j];
-  }
-  return op.finish(y, [M, out_f, in_f](Node& y) {
-    const float* g = y.grad.get();
-    if (float* dx = y.input_grad(0)) gemm(false, false, M, in_f, out_f, g, y.input_data(1), dx, true);
-    if (float* dw = y.input_grad(1)) gemm(true, false, out_f, in_f, M, g, y.input_data(0), dw, true);
-    if (float* db = y.input_grad(2)) {
-      // Columns split over threads, rows summed in order within each: deterministic.
-      constexpr int64_t kCols = 16;
-#pragma omp parallel for if (M * out_f >= kParallelMin)
-      for (int64_t j0 = 0; j0 < out_f; j0 += kCols) {
-        const int64_t j1 = std::min(out_f, j0 + kCols);
-        float acc[kCols] = {};
-        for (int64_t r = 0; r < M; ++r)
-          for (int64_t j = j0; j < j1; ++j) acc[j - j0] += g[r * out_f + j];
-        for (int64_t j = j0; j < j1; ++j) db[j] += acc[j - j0];
-      }
-    }
+  kernels::linear_forward(y.data(), x.data(), weight.data(), bias.defined() ? bias.data() : nullptr, M, N, K);
+  return op.finish(y, [M, N, K](Node& node) {
+    kernels::linear_backward(node.input_grad(0), node.input_grad(1), node.input_grad(2), node.grad.get(),
+                             node.input_data(0), node.input_data(1), M, N, K);
   });
 }
 

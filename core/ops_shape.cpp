@@ -1,7 +1,8 @@
 // core/ops_shape.cpp — ops that move elements without arithmetic: reshape, permute,
-// concat, slice, repeat, gather. Tensors are contiguous only (STYLE.md 2), so each op
-// copies into a fresh row-major buffer; its backward adds every output gradient back to the
-// input element it was copied from.
+// concat, slice, repeat, gather. Tensors are always contiguous (no strided views), so each
+// op copies into a fresh row-major buffer; its backward adds every output gradient back to
+// the input element it was copied from. These copies have a single form, the same in both
+// tiers, so they are written here rather than behind the kernel seam (core/kernels.h).
 #include <cstring>
 
 #include "core/autograd.h"
@@ -24,9 +25,9 @@ Tensor reshaped(const Tensor& x, const Shape& shape, const char* name) {
   n->shape = shape;
   n->numel = x.numel();
   n->data = x.node()->data;
-  return op.finish(Tensor(std::move(n)), [](Node& y) {
-    if (float* dx = y.input_grad(0))
-      for (int64_t i = 0; i < y.numel; ++i) dx[i] += y.grad.get()[i];
+  return op.finish(Tensor(std::move(n)), [](Node& node) {
+    if (float* dx = node.input_grad(0))
+      for (int64_t i = 0; i < node.numel; ++i) dx[i] += node.grad.get()[i];
   });
 }
 
@@ -124,10 +125,10 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
     for_each_permuted_run(out, src_stride, outer_dims,
                           [&](int64_t i, int64_t src) { std::memcpy(py + i * run, px + src, sizeof(float) * run); });
   // Backward: the same walk, adding each output run back where it came from.
-  return op.finish(y, [out, src_stride, outer_dims, run](Node& y) {
-    float* dx = y.input_grad(0);
-    if (!dx || y.numel == 0) return;
-    const float* g = y.grad.get();
+  return op.finish(y, [out, src_stride, outer_dims, run](Node& node) {
+    float* dx = node.input_grad(0);
+    if (!dx || node.numel == 0) return;
+    const float* g = node.grad.get();
     for_each_permuted_run(out, src_stride, outer_dims, [&](int64_t i, int64_t src) {
       for (int64_t j = 0; j < run; ++j) dx[src + j] += g[i * run + j];
     });
@@ -163,11 +164,11 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
   for (int64_t o = 0, col = 0; o < outer; ++o, col = 0)
     for (size_t k = 0; k < xs.size(); col += width[k], ++k)
       std::memcpy(y.data() + o * row + col, xs[k].data() + o * width[k], sizeof(float) * width[k]);
-  return op.finish(y, [outer, row, width = std::move(width)](Node& y) {
-    const float* g = y.grad.get();
+  return op.finish(y, [outer, row, width = std::move(width)](Node& node) {
+    const float* g = node.grad.get();
     int64_t col = 0;
     for (size_t k = 0; k < width.size(); col += width[k], ++k)
-      if (float* dx = y.input_grad(k))
+      if (float* dx = node.input_grad(k))
         for (int64_t o = 0; o < outer; ++o)
           for (int64_t j = 0; j < width[k]; ++j) dx[o * width[k] + j] += g[o * row + col + j];
   });
@@ -198,10 +199,10 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
   Tensor y = empty(out);
   for (int64_t o = 0; o < outer && out_row > 0; ++o)  // an empty slice has no buffer to copy into
     std::memcpy(y.data() + o * out_row, x.data() + o * in_row + off, sizeof(float) * out_row);
-  return op.finish(y, [outer, in_row, out_row, off](Node& y) {
-    if (float* dx = y.input_grad(0))
+  return op.finish(y, [outer, in_row, out_row, off](Node& node) {
+    if (float* dx = node.input_grad(0))
       for (int64_t o = 0; o < outer; ++o)
-        for (int64_t j = 0; j < out_row; ++j) dx[o * in_row + off + j] += y.grad.get()[o * out_row + j];
+        for (int64_t j = 0; j < out_row; ++j) dx[o * in_row + off + j] += node.grad.get()[o * out_row + j];
   });
 }
 
@@ -238,9 +239,9 @@ Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
     src[i] = offset;
   }
   for (int64_t i = 0; i < y.numel(); ++i) y.data()[i] = x.data()[src[i]];
-  return op.finish(y, [src = std::move(src)](Node& y) {
-    if (float* dx = y.input_grad(0))
-      for (int64_t i = 0; i < y.numel; ++i) dx[src[i]] += y.grad.get()[i];
+  return op.finish(y, [src = std::move(src)](Node& node) {
+    if (float* dx = node.input_grad(0))
+      for (int64_t i = 0; i < node.numel; ++i) dx[src[i]] += node.grad.get()[i];
   });
 }
 
@@ -258,13 +259,13 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, int64_t dim) {
     for (int64_t j = 0; j < n; ++j)
       for (int64_t t = 0; t < repeats; ++t)
         std::memcpy(y.data() + ((o * n + j) * repeats + t) * inner, x.data() + (o * n + j) * inner, sizeof(float) * inner);
-  return op.finish(y, [outer, n, inner, repeats](Node& y) {
-    if (float* dx = y.input_grad(0))
+  return op.finish(y, [outer, n, inner, repeats](Node& node) {
+    if (float* dx = node.input_grad(0))
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t j = 0; j < n; ++j)
           for (int64_t t = 0; t < repeats; ++t)
             for (int64_t i = 0; i < inner; ++i)
-              dx[(o * n + j) * inner + i] += y.grad.get()[((o * n + j) * repeats + t) * inner + i];
+              dx[(o * n + j) * inner + i] += node.grad.get()[((o * n + j) * repeats + t) * inner + i];
   });
 }
 
@@ -284,11 +285,12 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
     for (int64_t k = 0; k < m; ++k)
       std::memcpy(y.data() + (o * m + k) * inner, x.data() + (o * n + idx[k]) * inner, sizeof(float) * inner);
   // Backward: scatter-add (an index may repeat, so gradients add up), serially in order.
-  return op.finish(y, [outer, n, m, inner, idx = std::move(idx)](Node& y) {
-    if (float* dx = y.input_grad(0))
+  return op.finish(y, [outer, n, m, inner, idx = std::move(idx)](Node& node) {
+    if (float* dx = node.input_grad(0))
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t k = 0; k < m; ++k)
-          for (int64_t i = 0; i < inner; ++i) dx[(o * n + idx[k]) * inner + i] += y.grad.get()[(o * m + k) * inner + i];
+          for (int64_t i = 0; i < inner; ++i)
+            dx[(o * n + idx[k]) * inner + i] += node.grad.get()[(o * m + k) * inner + i];
   });
 }
 
@@ -304,10 +306,10 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
   Tensor y = empty(out);
   for (int64_t k = 0; k < m; ++k) std::memcpy(y.data() + k * D, weight.data() + idx[k] * D, sizeof(float) * D);
   // Backward: dW[token] += g for every occurrence of the token (a scatter-add).
-  return op.finish(y, [D, idx = std::move(idx)](Node& y) {
-    if (float* dw = y.input_grad(0))
+  return op.finish(y, [D, idx = std::move(idx)](Node& node) {
+    if (float* dw = node.input_grad(0))
       for (size_t k = 0; k < idx.size(); ++k)
-        for (int64_t j = 0; j < D; ++j) dw[idx[k] * D + j] += y.grad.get()[k * D + j];
+        for (int64_t j = 0; j < D; ++j) dw[idx[k] * D + j] += node.grad.get()[k * D + j];
   });
 }
 

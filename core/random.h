@@ -16,4 +16,23 @@ float random_uniform();         // [0, 1)
 float random_normal();          // N(0, 1)
 int64_t random_int(int64_t n);  // uniform in [0, n)
 
+// Chris Wellons' "lowbias32" integer hash: every output bit depends on every input bit.
+inline uint32_t hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+// Dropout's mask as a pure function of the element index i and a key (one random_u64() per
+// dropout call, so masks follow manual_seed): element i is kept iff
+// hash32(hash32(i ^ key_lo) + key_hi) >= threshold, where threshold = p * 2^32. Being
+// counter-based, the mask needs no storage (backward recomputes it), can be computed in any
+// order by any thread with the same bits, and vectorises (32-bit integer multiplies).
+inline bool dropout_keeps(uint32_t i, uint64_t key, uint32_t threshold) {
+  return hash32(hash32(i ^ static_cast<uint32_t>(key)) + static_cast<uint32_t>(key >> 32)) >= threshold;
+}
+
 }  // namespace d2l

@@ -11,8 +11,8 @@
 #endif
 
 #include "core/autograd.h"
-#include "core/kernels/fast_exp.h"
-#include "core/kernels/lane_sum.h"
+#include "core/fast/fast_exp.h"
+#include "core/fast/lane_sum.h"
 #include "core/ops.h"
 #include "core/random.h"
 
@@ -64,37 +64,38 @@ void check_masked_rows(const Tensor& X, const Tensor& y, const std::vector<int64
 
 BOOST_AUTO_TEST_SUITE(core_softmax)
 
-// fast_exp (kernels/fast_exp.h) against std::exp: within 3 ulp over the whole float range
-// that does not underflow, including the exact ties of the 2^n rounding; the edges exact.
+// The fast tier's fast_exp (core/fast/fast_exp.h) against std::exp: within 3 ulp over the
+// whole float range that does not underflow, including the exact ties of the 2^n rounding;
+// the edges exact.
 BOOST_AUTO_TEST_CASE(fast_exp_matches_std_exp) {
   float worst = 0.0f;
   for (float x = -87.0f; x <= 88.0f; x += 0.0137f) {
     const double want = std::exp(double(x));
-    worst = std::max(worst, float(std::fabs(d2l::fast_exp(x) - want) / want));
+    worst = std::max(worst, float(std::fabs(d2l::fast::fast_exp(x) - want) / want));
   }
   for (int n = -125; n <= 126; ++n) {  // x·log2(e) = n + 1/2: the round-to-even ties
     const float x = float((n + 0.5) * 0.6931471805599453);
     const double want = std::exp(double(x));
-    worst = std::max(worst, float(std::fabs(d2l::fast_exp(x) - want) / want));
+    worst = std::max(worst, float(std::fabs(d2l::fast::fast_exp(x) - want) / want));
   }
   BOOST_TEST(worst < 3 * FLT_EPSILON, "worst relative error " << worst);
-  BOOST_TEST(d2l::fast_exp(0.0f) == 1.0f);
-  BOOST_TEST(d2l::fast_exp(-1e6f) == 0.0f);  // the book's mask value
-  BOOST_TEST(std::isinf(d2l::fast_exp(100.0f)));
-  BOOST_TEST(std::isnan(d2l::fast_exp(NAN)));  // and no undefined NaN-to-int conversion (UBSan)
+  BOOST_TEST(d2l::fast::fast_exp(0.0f) == 1.0f);
+  BOOST_TEST(d2l::fast::fast_exp(-1e6f) == 0.0f);  // the book's mask value
+  BOOST_TEST(std::isinf(d2l::fast::fast_exp(100.0f)));
+  BOOST_TEST(std::isnan(d2l::fast::fast_exp(NAN)));  // and no undefined NaN-to-int conversion (UBSan)
 }
 
-// lane_sum adds in a fixed order that differs from left to right only by rounding: exact on
-// integers, and within n eps of the double sum on random values.
+// The fast tier's lane_sum adds in a fixed order that differs from left to right only by
+// rounding: exact on integers, and within n eps of the double sum on random values.
 BOOST_AUTO_TEST_CASE(lane_sum_is_a_sum) {
   std::vector<float> v(1000);
   for (int i = 0; i < 1000; ++i) v[i] = float(i);
-  for (int64_t n : {0, 1, 15, 16, 17, 33, 1000}) BOOST_TEST(d2l::lane_sum(v.data(), n) == float(n * (n - 1) / 2));
+  for (int64_t n : {0, 1, 15, 16, 17, 33, 1000}) BOOST_TEST(d2l::fast::lane_sum(v.data(), n) == float(n * (n - 1) / 2));
   d2l::manual_seed(3);
   const std::vector<float> r = d2l::normal(0.0f, 1.0f, {777}).to_vector();
   double want = 0, mag = 0;
   for (float x : r) want += x, mag += std::fabs(x);
-  BOOST_TEST(std::fabs(d2l::lane_sum(r.data(), 777) - want) <= 777 * FLT_EPSILON * mag);
+  BOOST_TEST(std::fabs(d2l::fast::lane_sum(r.data(), 777) - want) <= 777 * FLT_EPSILON * mag);
 }
 
 BOOST_AUTO_TEST_CASE(softmax_stable_on_large_inputs) {

@@ -1,4 +1,5 @@
-// tests/test_gemm.cpp — the fast GEMM (core/kernels/gemm.cpp) against the naive triple loop.
+// tests/test_gemm.cpp — the fast tier's GEMM (core/fast/gemm.h) against the reference tier's
+// textbook loops (core/reference/matmul.cpp), aimed at every block edge of the fast one.
 //
 // Tolerance. Both kernels sum K products in float32, in different orders (the fast one in
 // blocks of KC, with fused multiply-adds). The classic bound for a float dot product is
@@ -17,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/kernels/gemm.h"
+#include "core/fast/gemm.h"
+#include "core/reference/kernels.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -25,7 +27,7 @@
 
 namespace {
 
-using d2l::gemm_blocking;
+using d2l::fast::gemm_blocking;
 
 std::vector<float> random_vec(int64_t n, std::mt19937& gen) {
   std::uniform_real_distribution<float> U(-1.0f, 1.0f);
@@ -44,21 +46,24 @@ float bound(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, c
   return float(double(K + acc) * 1.1920929e-7 * s) + 1e-30f;
 }
 
-// gemm (or gemm_batched when batch > 0) vs gemm_naive; returns the number of bad elements.
+// gemm (or gemm_batched when batch > 0) vs the reference product (plus the starting C when
+// accumulating); returns the number of bad elements.
 int compare(bool ta, bool tb, int64_t batch, int64_t M, int64_t N, int64_t K, bool acc, std::mt19937& gen) {
   const int64_t nb = batch > 0 ? batch : 1;
   const std::vector<float> A = random_vec(nb * M * K, gen), B = random_vec(nb * K * N, gen);
   const std::vector<float> C0 = random_vec(nb * M * N, gen);  // random start: tests accumulate
   std::vector<float> C = C0, C_ref = C0;
   if (batch > 0)
-    d2l::gemm_batched(ta, tb, batch, M, N, K, A.data(), B.data(), C.data(), acc);
+    d2l::fast::gemm_batched(ta, tb, batch, M, N, K, A.data(), B.data(), C.data(), acc);
   else
-    d2l::gemm(ta, tb, M, N, K, A.data(), B.data(), C.data(), acc);
+    d2l::fast::gemm(ta, tb, M, N, K, A.data(), B.data(), C.data(), acc);
   int bad = 0;
   for (int64_t b = 0; b < nb; ++b) {
     const float *a = A.data() + b * M * K, *bb = B.data() + b * K * N;
     float* cr = C_ref.data() + b * M * N;
-    d2l::gemm_naive(ta, tb, M, N, K, a, bb, cr, acc);
+    d2l::reference::matmul_forward(cr, a, bb, 1, M, N, K, ta, tb);
+    if (acc)
+      for (int64_t i = 0; i < M * N; ++i) cr[i] += C0[b * M * N + i];
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
         const float got = C[b * M * N + i * N + j], want = cr[i * N + j];
@@ -143,17 +148,17 @@ BOOST_AUTO_TEST_CASE(hand_computed_2x2) {
   // [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50]; with both transposed it is (B A)^T = [23 31; 34 46].
   const float A[] = {1, 2, 3, 4}, B[] = {5, 6, 7, 8};
   float C[4];
-  d2l::gemm(false, false, 2, 2, 2, A, B, C, false);
+  d2l::fast::gemm(false, false, 2, 2, 2, A, B, C, false);
   BOOST_TEST(C[0] == 19.0f);
   BOOST_TEST(C[1] == 22.0f);
   BOOST_TEST(C[2] == 43.0f);
   BOOST_TEST(C[3] == 50.0f);
-  d2l::gemm(true, true, 2, 2, 2, A, B, C, false);
+  d2l::fast::gemm(true, true, 2, 2, 2, A, B, C, false);
   BOOST_TEST(C[0] == 23.0f);
   BOOST_TEST(C[1] == 31.0f);
   BOOST_TEST(C[2] == 34.0f);
   BOOST_TEST(C[3] == 46.0f);
-  d2l::gemm(false, true, 2, 2, 2, A, B, C, true);  // A B^T = [17 23; 39 53], added to the above
+  d2l::fast::gemm(false, true, 2, 2, 2, A, B, C, true);  // A B^T = [17 23; 39 53], added to the above
   BOOST_TEST(C[0] == 40.0f);
   BOOST_TEST(C[1] == 54.0f);
   BOOST_TEST(C[2] == 73.0f);
@@ -162,18 +167,19 @@ BOOST_AUTO_TEST_CASE(hand_computed_2x2) {
 
 BOOST_AUTO_TEST_CASE(degenerate_sizes) {
   std::vector<float> A(12, 1.0f), B(12, 1.0f), C(12, 7.0f);
-  d2l::gemm(false, false, 3, 4, 0, A.data(), B.data(), C.data(), true);  // empty sum, accumulate: unchanged
+  d2l::fast::gemm(false, false, 3, 4, 0, A.data(), B.data(), C.data(), true);  // empty sum, accumulate: unchanged
   for (float c : C) BOOST_TEST(c == 7.0f);
-  d2l::gemm(false, false, 3, 4, 0, A.data(), B.data(), C.data(), false);  // empty sum: zeros
+  d2l::fast::gemm(false, false, 3, 4, 0, A.data(), B.data(), C.data(), false);  // empty sum: zeros
   for (float c : C) BOOST_TEST(c == 0.0f);
   std::fill(C.begin(), C.end(), 7.0f);
-  d2l::gemm(false, false, 0, 4, 3, A.data(), B.data(), C.data(), false);  // no rows: untouched
-  d2l::gemm(true, true, 3, 0, 3, A.data(), B.data(), C.data(), false);    // no columns: untouched
-  d2l::gemm_batched(false, false, 0, 3, 4, 3, A.data(), B.data(), C.data(), false);
+  d2l::fast::gemm(false, false, 0, 4, 3, A.data(), B.data(), C.data(), false);  // no rows: untouched
+  d2l::fast::gemm(true, true, 3, 0, 3, A.data(), B.data(), C.data(), false);    // no columns: untouched
+  d2l::fast::gemm_batched(false, false, 0, 3, 4, 3, A.data(), B.data(), C.data(), false);
   for (float c : C) BOOST_TEST(c == 7.0f);
-  d2l::gemm_batched(false, true, 3, 2, 2, 0, A.data(), B.data(), C.data(), false);  // 3 empty sums
+  d2l::fast::gemm_batched(false, true, 3, 2, 2, 0, A.data(), B.data(), C.data(), false);  // 3 empty sums
   for (int i = 0; i < 12; ++i) BOOST_TEST(C[i] == 0.0f);
-  d2l::gemm_naive(false, false, 3, 4, 0, A.data(), B.data(), C.data(), false);
+  std::fill(C.begin(), C.end(), 7.0f);
+  d2l::reference::matmul_forward(C.data(), A.data(), B.data(), 1, 3, 4, 0, false, false);  // the same in the reference
   for (float c : C) BOOST_TEST(c == 0.0f);
 }
 
@@ -185,11 +191,10 @@ BOOST_AUTO_TEST_CASE(negative_size_is_an_error) {
       return m.find(std::string("[") + fn + "]") == 0 && m.find("K=-1") != std::string::npos;
     };
   };
-  BOOST_CHECK_EXCEPTION(d2l::gemm(false, false, 2, 2, -1, &x, &x, &x, false), std::invalid_argument, names("gemm"));
-  BOOST_CHECK_EXCEPTION(d2l::gemm_batched(false, false, 2, 2, 2, -1, &x, &x, &x, false), std::invalid_argument,
+  BOOST_CHECK_EXCEPTION(d2l::fast::gemm(false, false, 2, 2, -1, &x, &x, &x, false), std::invalid_argument,
+                        names("gemm"));
+  BOOST_CHECK_EXCEPTION(d2l::fast::gemm_batched(false, false, 2, 2, 2, -1, &x, &x, &x, false), std::invalid_argument,
                         names("gemm_batched"));
-  BOOST_CHECK_EXCEPTION(d2l::gemm_naive(false, false, 2, 2, -1, &x, &x, &x, false), std::invalid_argument,
-                        names("gemm_naive"));
 }
 
 BOOST_AUTO_TEST_CASE(batched_matches_naive) {
@@ -208,7 +213,7 @@ BOOST_AUTO_TEST_CASE(batched_matches_naive) {
 }
 
 // Each C element's summation order depends only on the sizes, so 1 and 2 threads agree bit
-// for bit (STYLE.md section 4). The shapes are large enough to take the parallel paths.
+// for bit. The shapes are large enough to take the parallel paths.
 BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts) {
 #ifdef _OPENMP
   std::mt19937 gen(4);
@@ -221,9 +226,9 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts) {
       const std::vector<float> A = random_vec(d.M * d.K, gen), B = random_vec(d.K * d.N, gen);
       std::vector<float> C1(d.M * d.N), C2(d.M * d.N);
       omp_set_num_threads(1);
-      d2l::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C1.data(), false);
+      d2l::fast::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C1.data(), false);
       omp_set_num_threads(2);
-      d2l::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C2.data(), false);
+      d2l::fast::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C2.data(), false);
       BOOST_TEST((C1 == C2), "gemm M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
     }
   // Batched: the one-matrix-per-thread path, the split-each-matrix path, and their agreement
@@ -234,11 +239,11 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts) {
     const std::vector<float> A = random_vec(batch * M * K, gen), B = random_vec(batch * K * N, gen);
     std::vector<float> C1(batch * M * N), C2(batch * M * N), C3(batch * M * N);
     omp_set_num_threads(1);
-    d2l::gemm_batched(false, true, batch, M, N, K, A.data(), B.data(), C1.data(), false);
+    d2l::fast::gemm_batched(false, true, batch, M, N, K, A.data(), B.data(), C1.data(), false);
     omp_set_num_threads(2);
-    d2l::gemm_batched(false, true, batch, M, N, K, A.data(), B.data(), C2.data(), false);
+    d2l::fast::gemm_batched(false, true, batch, M, N, K, A.data(), B.data(), C2.data(), false);
     for (int64_t b = 0; b < batch; ++b)
-      d2l::gemm(false, true, M, N, K, A.data() + b * M * K, B.data() + b * K * N, C3.data() + b * M * N, false);
+      d2l::fast::gemm(false, true, M, N, K, A.data() + b * M * K, B.data() + b * K * N, C3.data() + b * M * N, false);
     BOOST_TEST((C1 == C2), "gemm_batched batch=" << batch << " M=" << M);
     BOOST_TEST((C1 == C3), "gemm_batched vs gemm batch=" << batch << " M=" << M);
   }

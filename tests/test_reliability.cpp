@@ -1,4 +1,4 @@
-// tests/test_reliability.cpp — what a reader must be able to trust (issue 8): the same seed
+// tests/test_reliability.cpp — what a reader must be able to trust: the same seed
 // gives the same bits at any thread count, D2L_CHECK_NUMERICS stops at the first non-finite
 // value and says where, parameter files never half-load, chapter programs refuse absurd
 // options, and every input the fuzzers (tests/fuzz/) found a crash with stays fixed.
@@ -183,9 +183,10 @@ struct Renamed : d2l::Module {
 BOOST_AUTO_TEST_SUITE(reliability)
 
 // ============================================================================ determinism
-// Sizes are chosen above the parallel thresholds (kParallelMin = 256k elements for
-// element-wise loops, dropout, softmax and layer_norm, core/parallel.h; 2^22 multiply-adds for
-// a GEMM, core/kernels/gemm.cpp), so the 2-thread runs really split the work.
+// Sizes are chosen above the fast tier's parallel thresholds (core/fast/parallel.h:
+// kParallelMin = 256k elements for element-wise loops, dropout, softmax and layer_norm;
+// kGemmParallelMin = 2^22 multiply-adds for a GEMM), so the 2-thread runs really split the
+// work. (The reference tier's one parallel loop, the GEMM's rows, splits at any size.)
 
 BOOST_AUTO_TEST_CASE(kernels_same_bits_at_1_and_2_threads) {
   struct Case {

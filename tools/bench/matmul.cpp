@@ -1,7 +1,9 @@
-// tools/bench/matmul.cpp — d2l::gemm against OpenBLAS cblas_sgemm, same machine, same run.
+// tools/bench/matmul.cpp — the build's matmul kernel (core/kernels.h: the fast tier's GEMM, or
+// with FAST=0 the reference tier's textbook loops) against OpenBLAS cblas_sgemm, same
+// machine, same run.
 //
 // For n in 64 .. 2048 and 1 and 2 threads, times C = A B on n x n float32 matrices and prints
-//   bench=matmul n=1024 threads=2 gflops=... openblas_gflops=... ratio=...
+//   bench=matmul tier=fast n=1024 threads=2 gflops=... openblas_gflops=... ratio=...
 // gflops = 2 n^3 / median seconds. The two libraries run alternately in blocks of samples (see
 // the loop for why not call by call), so a neighbour's load spike hits both; each sample repeats
 // a call until it lasts >= 2 ms, and the median of all samples is reported. Before timing, the
@@ -19,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/kernels/gemm.h"
+#include "core/kernels.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--n=", 0) == 0) {
       only_n = std::stoll(a.substr(4));
     } else {
-      std::printf("usage: %s [--quick] [--threads=T] [--n=N]\n  times d2l::gemm vs OpenBLAS sgemm, n = 64..2048\n",
+      std::printf("usage: %s [--quick] [--threads=T] [--n=N]\n  times the matmul kernel vs OpenBLAS sgemm, n = 64..2048\n",
                   argv[0]);
       return a == "--help" ? 0 : 1;
     }
@@ -96,7 +98,7 @@ int main(int argc, char** argv) {
     std::vector<float> A(n * n), B(n * n), C(n * n), Cref(n * n);
     for (float& x : A) x = U(gen);
     for (float& x : B) x = U(gen);
-    auto ours = [&] { d2l::gemm(false, false, n, n, n, A.data(), B.data(), C.data(), false); };
+    auto ours = [&] { d2l::kernels::matmul_forward(C.data(), A.data(), B.data(), 1, n, n, n, false, false); };
     auto blas = [&] {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f,
                   Cref.data(), n);
@@ -108,7 +110,7 @@ int main(int argc, char** argv) {
     float err = 0.0f;
     for (int64_t i = 0; i < n * n; ++i) err = std::max(err, std::fabs(C[i] - Cref[i]));
     if (!(err <= float(n) * float(n) * 1.2e-7f)) {
-      std::fprintf(stderr, "bench=matmul n=%lld: gemm differs from OpenBLAS by %g\n", (long long)n, err);
+      std::fprintf(stderr, "bench=matmul n=%lld: matmul_forward differs from OpenBLAS by %g\n", (long long)n, err);
       return 1;
     }
     const double flops = 2.0 * double(n) * double(n) * double(n);
@@ -133,8 +135,8 @@ int main(int argc, char** argv) {
           (mine ? t_ours : t_blas).push_back(mine ? time_call(ours, calls) : time_call(blas, calls));
       }
       const double g = flops / median(t_ours) * 1e-9, gb = flops / median(t_blas) * 1e-9;
-      std::printf("bench=matmul n=%lld threads=%d gflops=%.1f openblas_gflops=%.1f ratio=%.2f\n", (long long)n, t, g,
-                  gb, g / gb);
+      std::printf("bench=matmul tier=%s n=%lld threads=%d gflops=%.1f openblas_gflops=%.1f ratio=%.2f\n",
+                  d2l::kernels::tier_name(), (long long)n, t, g, gb, g / gb);
       std::fflush(stdout);
     }
   }

@@ -1,15 +1,16 @@
-// core/kernels/lane_sum.h — sums and dot products of a contiguous run that vectorise and
+// core/fast/lane_sum.h — sums and dot products of a contiguous run that vectorise and
 // still give the same bits every time.
 //
 // A plain `s += x[j]` loop is a chain of dependent adds (4 cycles each) that the compiler
 // may not reorder without -ffast-math. Here 16 partial sums (one vector register's lanes)
 // take every 16th element, and are then added pairwise in a fixed order; the tail is added
 // last. The order depends only on n, never on the thread count, so results are
-// deterministic (issue 8). It differs from the left-to-right order in the last bits.
+// deterministic. It differs from the left-to-right order in the last bits.
 #pragma once
 #include <cstdint>
 
 namespace d2l {
+namespace fast {
 
 constexpr int64_t kLanes = 16;
 
@@ -36,4 +37,5 @@ inline float lane_sum(const float* x, int64_t n) {
   return lane_sum(n, [x](int64_t j) { return x[j]; });
 }
 
+}  // namespace fast
 }  // namespace d2l

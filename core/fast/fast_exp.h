@@ -1,7 +1,8 @@
-// core/kernels/fast_exp.h — exp(x) for float that the compiler can vectorise.
+// core/fast/fast_exp.h — exp(x) for float that the compiler can vectorise.
 //
 // std::exp is a library call per element, which stops auto-vectorisation (GCC only calls
-// the vector libmvec versions under -ffast-math, which we do not use: STYLE.md 11). This
+// the vector libmvec versions under -ffast-math, which would let it reorder every sum and
+// break the fixed summation orders the results depend on). This
 // is the classic Cephes expf recipe written branch-free, so a plain loop over it compiles
 // to AVX2/AVX-512 code:
 //   exp(x) = 2^n * exp(r),  n = round(x / ln 2),  r = x − n ln 2 ∈ [−ln2/2, ln2/2],
@@ -15,6 +16,7 @@
 #include <cstring>
 
 namespace d2l {
+namespace fast {
 
 inline float fast_exp(float x) {
   const float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
@@ -49,4 +51,5 @@ inline float fast_exp(float x) {
   return x != x ? x : y;  // NaN in, NaN out
 }
 
+}  // namespace fast
 }  // namespace d2l

@@ -1,5 +1,6 @@
-// core/kernels/gemm.h — single-precision matrix multiply for matmul and bmm (the book's torch.bmm,
-// used by every attention scoring function from sec_attention-scoring-functions on).
+// core/fast/gemm.h — the fast tier's single-precision matrix multiply, behind its matmul,
+// bmm, linear and GRU kernels (the book's torch.bmm is in every attention scoring function
+// from sec_attention-scoring-functions on).
 //
 // Size letters (the same in every function below):
 //   M  rows of op(A) and of C        N  columns of op(B) and of C       K  the summed (inner) dim
@@ -22,13 +23,9 @@
 #include <cstdint>
 
 namespace d2l {
+namespace fast {
 
-// Reference kernel: the textbook triple loop, float accumulation in k order. Slow; tests
-// compare gemm() against it.
-void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, const float* B,
-                float* C, bool accumulate);
-
-// Fast kernel: packed, cache-blocked, register-blocked (AVX-512 / AVX2+FMA / portable C++),
+// Packed, cache-blocked, register-blocked (AVX-512 / AVX2+FMA / portable C++),
 // OpenMP across tiles of C once the problem is large enough to repay a thread fork.
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float* C,
           bool accumulate);
@@ -46,5 +43,7 @@ struct GemmBlocking {
   int64_t MR, NR, KC, MC, NC;
 };
 GemmBlocking gemm_blocking();
+const char* gemm_micro_kernel();  // the micro-kernel compiled: "AVX-512", "AVX2" or "portable"
 
+}  // namespace fast
 }  // namespace d2l

@@ -1,0 +1,82 @@
+// core/fast/gemm.cpp — the fast GEMM's entry points: check the sizes, then pick a driver
+// from the shape alone (gemm_small.cpp for thin or small products, gemm_packed.cpp for the
+// rest) and whether to share it among threads.
+#include "core/fast/gemm.h"
+
+#include <algorithm>
+
+#include "core/check.h"
+#include "core/fast/gemm_kernels.h"
+#include "core/fast/parallel.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace d2l {
+namespace fast {
+
+using namespace detail;
+
+namespace {
+
+// The kernel depends on the sizes alone (never on the thread count): that keeps results
+// bit-identical for any OMP_NUM_THREADS. None of the small kernels is used above
+// kGemmParallelMin, where gemm_parallel (the packed path, same bits as gemm_serial) runs.
+void gemm_one_thread(const Job& j) {
+  if (j.M <= kSmallM) gemm_small(j);
+  else if (j.N <= kSmallN && !j.trans_a) gemm_narrow(j);
+  else if (use_padded(j.M, j.N, j.K)) gemm_padded(j);
+  else gemm_serial(j);
+}
+
+// Sizes checked, degenerate cases done; true when there is a product left to compute.
+bool prepare(const char* fn, int64_t batch, int64_t M, int64_t N, int64_t K, float* C, bool accumulate) {
+  check(batch >= 0 && M >= 0 && N >= 0 && K >= 0, fn, "negative size: batch=", batch, " M=", M, " N=", N, " K=", K);
+  if (batch == 0 || M == 0 || N == 0) return false;
+  if (K == 0) {  // empty sum
+    if (!accumulate) std::fill(C, C + batch * M * N, 0.0f);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float* C,
+          bool accumulate) {
+  if (!prepare("gemm", 1, M, N, K, C, accumulate)) return;
+  const Job j{trans_a, trans_b, M, N, K, A, B, C, accumulate};
+  // The size test sits here rather than in an if() clause on the pragma because even a
+  // parallel region that does not fork costs ~0.4 us in libgomp (it sets up a team of one):
+  // measured, that halves the speed of a 14 x 32 x 64 product, the size of one attention head.
+  if (j.M <= kSmallM || (j.N <= kSmallN && !j.trans_a) || double(M) * double(N) * double(K) < kGemmParallelMin)
+    gemm_one_thread(j);
+  else
+    gemm_parallel(j);
+}
+
+void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const float* A,
+                  const float* B, float* C, bool accumulate) {
+  if (!prepare("gemm_batched", batch, M, N, K, C, accumulate)) return;
+  const double work = double(M) * double(N) * double(K);
+  int64_t T = 1;
+#ifdef _OPENMP
+  T = omp_get_max_threads();
+#endif
+  auto job = [&](int64_t b) { return Job{trans_a, trans_b, M, N, K, A + b * M * K, B + b * K * N, C + b * M * N, accumulate}; };
+  // Few big matrices: split each one over the threads. Otherwise one matrix per thread at a
+  // time (no synchronisation inside a matrix). Both give identical bits, see gemm.h.
+  if (M > kSmallM && !(N <= kSmallN && !trans_a) && work >= kGemmParallelMin && batch < 4 * T) {
+    for (int64_t b = 0; b < batch; ++b) gemm_parallel(job(b));
+    return;
+  }
+#pragma omp parallel for schedule(static) if (work * double(batch) >= kGemmParallelMin)
+  for (int64_t b = 0; b < batch; ++b) gemm_one_thread(job(b));
+}
+
+GemmBlocking gemm_blocking() { return GemmBlocking{kMR, kNR, kKC, kMC, kNC}; }
+
+const char* gemm_micro_kernel() { return kMicroKernel; }
+
+}  // namespace fast
+}  // namespace d2l

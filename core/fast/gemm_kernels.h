@@ -1,0 +1,171 @@
+// core/fast/gemm_kernels.h — the innermost pieces of the fast GEMM, for the drivers in
+// gemm_packed.cpp and gemm_small.cpp: the register blocking of each instruction set, the
+// micro-kernel that keeps an MR x NR tile of C in registers, the padded small-product
+// kernel, and the description of one product (Job). AVX-512, AVX2+FMA or portable C++ is
+// chosen at compile time from the target (-march).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+namespace d2l {
+namespace fast {
+namespace detail {
+
+struct Job {  // one product, as described in gemm.h
+  bool trans_a, trans_b;
+  int64_t M, N, K;
+  const float* A;
+  const float* B;
+  float* C;
+  bool accumulate;
+};
+
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// ---------------------------------------------------------------- micro-kernels
+// micro_kernel<RS, CS>(kc, Ap, Bp, C, ldc, overwrite):
+//   Ap  MR x kc panel of op(A), element (i, k) at Ap[i*RS + k*CS]   (layouts: see pack_A)
+//   Bp  kc x NR panel of op(B), element (k, j) at Bp[k*NR + j]
+//   C   MR x NR tile with row stride ldc:  C = Ap Bp  (overwrite)  or  C += Ap Bp
+// Per k it loads one row of Bp (NR floats, in vectors), broadcasts each of the MR values of
+// column k of Ap and does MR x (NR / vector width) fused multiply-adds into accumulators.
+// Each sum runs over k = 0..kc-1 in order and is added to C once at the end: the summation
+// order of every C element is fixed by KC alone. RS and CS are compile-time constants, so
+// every broadcast is one instruction with a constant offset, for either A layout.
+// Prefetch of C: the C tile is only read at the end, and for a large C (1024 x 1024 is 4 MiB,
+// more than L2) that read would stall on L3 once per tile; prefetching it when the tile
+// starts lets the loads overlap with the kc steps of arithmetic.
+#if defined(__AVX512F__)
+constexpr const char* kMicroKernel = "AVX-512";
+// 32 zmm registers: 14 x 32 tile = 28 accumulators + 2 for the row of B + 1 broadcast.
+// An FMA has 4 cycles latency and two issue per cycle, so at least 8 independent chains are
+// needed; 28 keeps both FMA units busy while loads (2 of B + 14 broadcasts per 28 FMAs) stay
+// well under the 2-3 loads per cycle the core can do.
+constexpr int64_t kMR = 14, kNR = 32, kKC = 256, kMC = 14 * 12, kNC = 2048, kW = 16;
+using Vec = __m512;  // kW floats
+inline Vec vzero() { return _mm512_setzero_ps(); }
+inline Vec vload(const float* p) { return _mm512_load_ps(p); }  // 64-byte aligned
+inline Vec vloadu(const float* p) { return _mm512_loadu_ps(p); }
+inline void vstoreu(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+inline Vec vbroadcast(const float* p) { return _mm512_set1_ps(*p); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }  // a*b + c, one rounding
+inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+#elif defined(__AVX2__) && defined(__FMA__)
+constexpr const char* kMicroKernel = "AVX2";
+// 16 ymm registers: 6 x 16 tile = 12 accumulators + 2 for the row of B + 1 broadcast (the
+// tile BLIS uses on Haswell): 12 chains cover the FMA latency x throughput product of 10.
+constexpr int64_t kMR = 6, kNR = 16, kKC = 256, kMC = 6 * 24, kNC = 2048, kW = 8;
+using Vec = __m256;
+inline Vec vzero() { return _mm256_setzero_ps(); }
+inline Vec vload(const float* p) { return _mm256_load_ps(p); }
+inline Vec vloadu(const float* p) { return _mm256_loadu_ps(p); }
+inline void vstoreu(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline Vec vbroadcast(const float* p) { return _mm256_broadcast_ss(p); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+#endif
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+// The tile is MR rows x two vectors (NR = 2 kW); c0[i], c1[i] hold row i in registers.
+template <int64_t RS, int64_t CS>
+inline void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
+                  int64_t ldc, bool overwrite) {
+  Vec c0[kMR], c1[kMR];
+#pragma GCC unroll 16
+  for (int i = 0; i < kMR; ++i) {
+    c0[i] = c1[i] = vzero();
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);  // prefetch of C, see above
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + kNR - 1), _MM_HINT_T0);
+  }
+  for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR) {
+    const Vec b0 = vload(Bp), b1 = vload(Bp + kW);
+#pragma GCC unroll 16
+    for (int i = 0; i < kMR; ++i) {
+      const Vec a = vbroadcast(Ap + i * RS);
+      c0[i] = vfma(a, b0, c0[i]);
+      c1[i] = vfma(a, b1, c1[i]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < kMR; ++i) {
+    float* c = C + i * ldc;
+    vstoreu(c, overwrite ? c0[i] : vadd(vloadu(c), c0[i]));
+    vstoreu(c + kW, overwrite ? c1[i] : vadd(vloadu(c + kW), c1[i]));
+  }
+}
+#else
+constexpr const char* kMicroKernel = "portable";
+// Portable C++: a 4 x 16 tile of plain floats. The j loop is unit-stride over 16 floats, so
+// the compiler's auto-vectoriser turns it into SSE (or whatever the target has).
+constexpr int64_t kMR = 4, kNR = 16, kKC = 256, kMC = 4 * 32, kNC = 2048;
+template <int64_t RS, int64_t CS>
+inline void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
+                  int64_t ldc, bool overwrite) {
+  float acc[kMR][kNR] = {};
+  for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR)
+    for (int64_t i = 0; i < kMR; ++i)
+      for (int64_t j = 0; j < kNR; ++j) acc[i][j] += Ap[i * RS] * Bp[j];
+  for (int64_t i = 0; i < kMR; ++i)
+    for (int64_t j = 0; j < kNR; ++j) C[i * ldc + j] = overwrite ? acc[i][j] : C[i * ldc + j] + acc[i][j];
+}
+#endif
+
+// The padded small-product kernel (gemm_small.cpp, gemm_padded): kPadRows rows of C at a
+// time, W columns (16 or 32) of zero-padded op(B).
+// out (kPadRows x W) = Apad (K x kPadRows, k-major) · Bpad (K x W), accumulators in registers.
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+constexpr int64_t kPadRows = kW == 16 ? 8 : 4;  // 8 x 2 zmm or 4 x 4 ymm accumulators at W = 32
+template <int64_t W>
+inline void pad_rows_kernel(int64_t K, const float* __restrict Apad, const float* __restrict Bpad, float* __restrict out) {
+  constexpr int64_t V = W / kW;  // vectors per row
+  Vec acc[kPadRows][V];
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < kPadRows; ++r)
+    for (int64_t v = 0; v < V; ++v) acc[r][v] = vzero();
+  for (int64_t k = 0; k < K; ++k) {
+    Vec b[V];
+    for (int64_t v = 0; v < V; ++v) b[v] = vload(Bpad + k * W + v * kW);
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < kPadRows; ++r) {
+      const Vec a = vbroadcast(Apad + k * kPadRows + r);
+      for (int64_t v = 0; v < V; ++v) acc[r][v] = vfma(a, b[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < kPadRows; ++r)
+    for (int64_t v = 0; v < V; ++v) vstoreu(out + r * W + v * kW, acc[r][v]);
+}
+#else
+constexpr int64_t kPadRows = 4;
+template <int64_t W>
+inline void pad_rows_kernel(int64_t K, const float* __restrict Apad, const float* __restrict Bpad, float* __restrict out) {
+  float acc[kPadRows][W] = {};
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t r = 0; r < kPadRows; ++r)
+      for (int64_t q = 0; q < W; ++q) acc[r][q] += Apad[k * kPadRows + r] * Bpad[k * W + q];
+  for (int64_t r = 0; r < kPadRows; ++r)
+    for (int64_t q = 0; q < W; ++q) out[r * W + q] = acc[r][q];
+}
+#endif
+
+// ---------------------------------------------------------------- the drivers
+// Each computes one whole product j with the loops that suit its shape; gemm.cpp picks one
+// from the sizes alone. The small ones are for products the packed path would mostly pad:
+constexpr int64_t kSmallM = 2;  // M <= kSmallM rows: gemm_small
+constexpr int64_t kSmallN = 2;  // N <= kSmallN columns, A not transposed: gemm_narrow
+void gemm_small(const Job& j);
+void gemm_narrow(const Job& j);
+bool use_padded(int64_t M, int64_t N, int64_t K);  // small enough for gemm_padded
+void gemm_padded(const Job& j);
+// The packed, blocked path (gemm_packed.cpp) on one thread and shared among the threads;
+// both give the same bits.
+void gemm_serial(const Job& j);
+void gemm_parallel(const Job& j);
+
+}  // namespace detail
+}  // namespace fast
+}  // namespace d2l

@@ -1,0 +1,123 @@
+// core/fast/softmax.cpp — softmax, the book's masked_softmax and log_softmax, vectorised
+// and blocked, parallel over rows. (sequence_mask is the reference tier's plain loop.)
+//
+// Legend: R rows (every index but the last), C columns (the softmax axis).
+//   x, y: (R, C) row-major.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/fast/fast_exp.h"
+#include "core/fast/kernels.h"
+#include "core/fast/lane_sum.h"
+#include "core/fast/parallel.h"
+
+namespace d2l {
+namespace fast {
+namespace {
+
+// The book's mask value: masked scores become -1e6, not -inf, so a fully masked row
+// (valid_len 0) turns into a uniform distribution instead of 0/0 = NaN.
+constexpr float kMaskValue = -1e6f;
+
+// y[r, :] = softmax(x[r, :]) with x[r, j] replaced by kMaskValue for j >= valid[r] (valid
+// null: no mask). Subtracting the row max first keeps exp() <= 1: softmax is unchanged by
+// a shift, and exp(89) would overflow float.
+//
+// Attention rows are short (10 keys in the book's models), and a vector loop over 10
+// elements runs mostly in its scalar tail. So rows go in blocks of about 4k elements: the
+// max and the shift per row, then one long vectorised exp over the whole block (the costly
+// part), then the sums and the scaling per row. Every row is still computed on its own,
+// so the bits do not depend on how blocks are shared among threads.
+void blocked_softmax(float* y, const float* x, const int64_t* valid, int64_t R, int64_t C) {
+  const int64_t rows_per_block = std::max<int64_t>(1, 4096 / std::max<int64_t>(C, 1));
+#pragma omp parallel for if (R * C >= kParallelMin)
+  for (int64_t r0 = 0; r0 < R; r0 += rows_per_block) {
+    const int64_t r1 = std::min(R, r0 + rows_per_block);
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* xr = x + r * C;
+      float* yr = y + r * C;
+      const int64_t v = valid ? std::min(valid[r], C) : C;
+      float m = -INFINITY;
+      for (int64_t j = 0; j < C; ++j) m = std::max(m, j < v ? xr[j] : kMaskValue);
+      for (int64_t j = 0; j < C; ++j) yr[j] = (j < v ? xr[j] : kMaskValue) - m;
+    }
+    float* yb = y + r0 * C;
+    const int64_t n = (r1 - r0) * C;
+    for (int64_t i = 0; i < n; ++i) yb[i] = fast_exp(yb[i]);
+    for (int64_t r = r0; r < r1; ++r) {
+      float* yr = y + r * C;
+      const float inv = 1.0f / lane_sum(yr, C);  // the sum is >= 1: the max term gives exp(0)
+      for (int64_t j = 0; j < C; ++j) yr[j] *= inv;
+    }
+  }
+}
+
+// forward: y_j = e^{x_j} / Σ_k e^{x_k}, so ∂y_j/∂x_i = y_j (δ_ij − y_i) and
+//   dx_i += y_i (dy_i − Σ_j dy_j y_j).
+// Masked entries were replaced by a constant, so they get no gradient at all.
+void blocked_softmax_backward(float* dx, const float* dy, const float* y, const int64_t* valid, int64_t R, int64_t C) {
+#pragma omp parallel for if (R * C >= kParallelMin)
+  for (int64_t r = 0; r < R; ++r) {
+    const float *yr = y + r * C, *gr = dy + r * C;
+    float* dr = dx + r * C;
+    const int64_t v = valid ? std::min(valid[r], C) : C;
+    float dot = 0.0f;
+    for (int64_t j = 0; j < C; ++j) dot += gr[j] * yr[j];
+    for (int64_t j = 0; j < v; ++j) dr[j] += yr[j] * (gr[j] - dot);
+  }
+}
+
+// One valid length per row of X (B, Q, K) viewed as (B * Q, K): the book's
+// repeat_interleave over the queries for per-batch lengths.
+std::vector<int64_t> row_lengths(const int64_t* valid_lens, int64_t B, int64_t Q, bool per_query) {
+  std::vector<int64_t> lens(static_cast<size_t>(B * Q));
+  for (int64_t r = 0; r < B * Q; ++r) lens[r] = per_query ? valid_lens[r] : valid_lens[r / Q];
+  return lens;
+}
+
+}  // namespace
+
+void softmax_forward(float* y, const float* x, int64_t R, int64_t C) { blocked_softmax(y, x, nullptr, R, C); }
+
+void softmax_backward(float* dx, const float* dy, const float* y, int64_t R, int64_t C) {
+  blocked_softmax_backward(dx, dy, y, nullptr, R, C);
+}
+
+// The book's three steps (repeat the lengths, mask with -1e6, softmax) fused into one pass.
+void masked_softmax_forward(float* y, const float* X, const int64_t* valid_lens, int64_t B, int64_t Q, int64_t K,
+                            bool per_query) {
+  blocked_softmax(y, X, row_lengths(valid_lens, B, Q, per_query).data(), B * Q, K);
+}
+
+void masked_softmax_backward(float* dX, const float* dy, const float* y, const int64_t* valid_lens, int64_t B,
+                             int64_t Q, int64_t K, bool per_query) {
+  blocked_softmax_backward(dX, dy, y, row_lengths(valid_lens, B, Q, per_query).data(), B * Q, K);
+}
+
+// log_softmax: y = x − m − log Σ e^{x−m}; dx = dy − softmax(x) Σ dy = dy − e^{y} Σ dy.
+void log_softmax_forward(float* y, const float* x, int64_t R, int64_t C) {
+#pragma omp parallel for if (R * C >= kParallelMin)
+  for (int64_t r = 0; r < R; ++r) {
+    const float* xr = x + r * C;
+    float m = -INFINITY, s = 0.0f;
+    for (int64_t j = 0; j < C; ++j) m = std::max(m, xr[j]);
+    for (int64_t j = 0; j < C; ++j) s += fast_exp(xr[j] - m);
+    // (x − m) − log s, not x − (m + log s): near |x| = 1e4 the sum m + log s would round to
+    // float's spacing there (~1e-3) and lose log s's digits (log_softmax(-1e4, -1e4) = -0.6934).
+    const float log_s = std::log(s);
+    for (int64_t j = 0; j < C; ++j) y[r * C + j] = (xr[j] - m) - log_s;
+  }
+}
+
+void log_softmax_backward(float* dx, const float* dy, const float* y, int64_t R, int64_t C) {
+#pragma omp parallel for if (R * C >= kParallelMin)
+  for (int64_t r = 0; r < R; ++r) {
+    float s = 0.0f;
+    for (int64_t j = 0; j < C; ++j) s += dy[r * C + j];
+    for (int64_t j = 0; j < C; ++j) dx[r * C + j] += dy[r * C + j] - fast_exp(y[r * C + j]) * s;
+  }
+}
+
+}  // namespace fast
+}  // namespace d2l

@@ -1,0 +1,36 @@
+// core/reference/allocator.cpp — tensor memory straight from the system: every buffer is a
+// fresh 64-byte-aligned block, handed back when its tensor dies. (The fast tier keeps freed
+// blocks for reuse instead: core/fast/allocator.cpp.)
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "core/reference/kernels.h"
+
+namespace d2l {
+namespace reference {
+namespace {
+std::atomic<uint64_t> requests{0};  // tensors may be created on any thread
+}  // namespace
+
+float* allocate_floats(size_t n) {
+  ++requests;
+  const size_t bytes = (n * sizeof(float) + 63) / 64 * 64;  // aligned_alloc needs a multiple of 64
+  void* p = std::aligned_alloc(64, bytes ? bytes : 64);
+  if (!p) throw std::bad_alloc();
+  return static_cast<float*>(p);
+}
+
+void release_floats(float* p, size_t) { std::free(p); }
+
+// Every request goes to the system and nothing is cached.
+AllocatorStats allocator_stats() {
+  AllocatorStats s;
+  s.requests = s.os_allocs = requests.load();
+  return s;
+}
+
+void allocator_trim() {}
+
+}  // namespace reference
+}  // namespace d2l

@@ -1,0 +1,126 @@
+// core/reference/elementwise.cpp — the element-wise kernels as plain loops: the unary math
+// functions with their derivatives, the four broadcasting binary ops, and sum_to.
+#include <cmath>
+
+#include "core/reference/kernels.h"
+
+namespace d2l {
+namespace reference {
+namespace {
+
+float unary_value(Unary f, float x, float s) {
+  switch (f) {
+    case Unary::add_scalar: return x + s;
+    case Unary::mul_scalar: return x * s;
+    case Unary::rsub_scalar: return s - x;
+    case Unary::rdiv_scalar: return s / x;
+    case Unary::neg: return -x;
+    case Unary::exp: return std::exp(x);
+    case Unary::log: return std::log(x);
+    case Unary::pow: return std::pow(x, s);
+    case Unary::sqrt: return std::sqrt(x);
+    case Unary::tanh: return std::tanh(x);
+    case Unary::sigmoid: return 1.0f / (1.0f + std::exp(-x));  // e^{-x} = inf for x < -88: gives 0
+    case Unary::relu: return x > 0 ? x : 0.0f;
+    case Unary::sin: return std::sin(x);
+    case Unary::cos: return std::cos(x);
+  }
+  return 0.0f;
+}
+
+// f'(x), written with the output y = f(x) where that is simpler.
+float unary_derivative(Unary f, float x, float y, float s) {
+  switch (f) {
+    case Unary::add_scalar: return 1.0f;
+    case Unary::mul_scalar: return s;
+    case Unary::rsub_scalar: return -1.0f;
+    case Unary::rdiv_scalar: return -y / x;  // d(s/x) = -s/x² = -y/x
+    case Unary::neg: return -1.0f;
+    case Unary::exp: return y;
+    case Unary::log: return 1.0f / x;
+    case Unary::pow: return s * std::pow(x, s - 1.0f);
+    case Unary::sqrt: return 0.5f / y;
+    case Unary::tanh: return 1.0f - y * y;
+    case Unary::sigmoid: return y * (1.0f - y);
+    case Unary::relu: return x > 0 ? 1.0f : 0.0f;  // 0 at x = 0, as PyTorch
+    case Unary::sin: return std::cos(x);
+    case Unary::cos: return -std::sin(x);
+  }
+  return 0.0f;
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Output element i (of shape `out`) reads element source_index(i, out, in) of an input of
+// shape `in`: i's position in each dim, from the last, where `in` has a dim of the same
+// size; a dim of size 1, or one `in` lacks, contributes nothing (the element repeats).
+int64_t source_index(int64_t i, const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
+  int64_t index = 0, stride = 1;
+  for (size_t k = 1; k <= in.size(); ++k) {
+    const int64_t n_out = out[out.size() - k], n_in = in[in.size() - k];
+    if (n_in != 1) index += (i % n_out) * stride;
+    i /= n_out;
+    stride *= n_in;
+  }
+  return index;
+}
+
+float binary_value(Binary op, float a, float b) {
+  switch (op) {
+    case Binary::add: return a + b;
+    case Binary::sub: return a - b;
+    case Binary::mul: return a * b;
+    case Binary::div: return a / b;
+  }
+  return 0.0f;
+}
+
+}  // namespace
+
+void unary_forward(float* y, const float* x, int64_t n, Unary f, float s) {
+  for (int64_t i = 0; i < n; ++i) y[i] = unary_value(f, x[i], s);
+}
+
+void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s) {
+  for (int64_t i = 0; i < n; ++i) dx[i] += dy[i] * unary_derivative(f, x[i], y[i], s);
+}
+
+void binary_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Binary op) {
+  const int64_t n = numel(shapes.out);
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = binary_value(op, a[source_index(i, shapes.out, shapes.a)], b[source_index(i, shapes.out, shapes.b)]);
+}
+
+// An input element that was broadcast fed several outputs: its gradient adds them all up.
+void binary_backward(float* da, float* db, const float* dy, const float* a, const float* b, const Broadcast& shapes,
+                     Binary op) {
+  const int64_t n = numel(shapes.out);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t ia = source_index(i, shapes.out, shapes.a), ib = source_index(i, shapes.out, shapes.b);
+    const float g = dy[i];
+    switch (op) {
+      case Binary::add: if (da) da[ia] += g; if (db) db[ib] += g; break;
+      case Binary::sub: if (da) da[ia] += g; if (db) db[ib] -= g; break;
+      case Binary::mul: if (da) da[ia] += g * b[ib]; if (db) db[ib] += g * a[ia]; break;
+      case Binary::div: if (da) da[ia] += g / b[ib]; if (db) db[ib] -= g * a[ia] / (b[ib] * b[ib]); break;
+    }
+  }
+}
+
+void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape,
+                    const std::vector<int64_t>& y_shape) {
+  for (int64_t j = 0; j < numel(y_shape); ++j) y[j] = 0.0f;
+  for (int64_t i = 0; i < numel(x_shape); ++i) y[source_index(i, x_shape, y_shape)] += x[i];
+}
+
+void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
+                     const std::vector<int64_t>& y_shape) {
+  for (int64_t i = 0; i < numel(x_shape); ++i) dx[i] += dy[source_index(i, x_shape, y_shape)];
+}
+
+}  // namespace reference
+}  // namespace d2l
