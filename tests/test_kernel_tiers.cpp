@@ -1,0 +1,292 @@
+// tests/test_kernel_tiers.cpp — suite core_kernel_tiers: every fast kernel (core/fast/)
+// against its reference (core/reference/) on random inputs at edge sizes: 0, 1, odd sizes,
+// sizes that are not multiples of the vector width (16 floats) or of the GEMM's register
+// tile, large K, every transpose flag, masked rows with valid length 0, and sizes above the
+// fast tier's thread thresholds. Both tiers are compiled into every build, so this runs in
+// the fast and the reference build alike. This file: the signatures, the products, the
+// softmax family and dropout; test_kernel_tiers_nn.cpp: the rest.
+//
+// Each tolerance is derived next to its check from the rounding of float arithmetic (see
+// kEps in tests/tier_compare.h). Backward kernels add into gradients, so every gradient
+// starts from random values, which the tolerance counts as one more term.
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "core/fast/kernels.h"
+#include "core/kernels.h"
+#include "core/reference/kernels.h"
+#include "tests/tier_compare.h"
+
+using namespace tier_test;
+namespace fast = d2l::fast;
+namespace ref = d2l::reference;
+
+// Both tiers implement the seam with exactly its signatures (a mismatch does not compile).
+#define SAME_SIGNATURE(name)                                                                              \
+  static_assert(std::is_same_v<decltype(d2l::kernels::name), decltype(fast::name)>, #name " (fast)"); \
+  static_assert(std::is_same_v<decltype(d2l::kernels::name), decltype(ref::name)>, #name " (reference)")
+SAME_SIGNATURE(unary_forward);
+SAME_SIGNATURE(unary_backward);
+SAME_SIGNATURE(binary_forward);
+SAME_SIGNATURE(binary_backward);
+SAME_SIGNATURE(sum_to_forward);
+SAME_SIGNATURE(sum_to_backward);
+SAME_SIGNATURE(sum_forward);
+SAME_SIGNATURE(sum_backward);
+SAME_SIGNATURE(max_forward);
+SAME_SIGNATURE(max_backward);
+SAME_SIGNATURE(softmax_forward);
+SAME_SIGNATURE(softmax_backward);
+SAME_SIGNATURE(log_softmax_forward);
+SAME_SIGNATURE(log_softmax_backward);
+SAME_SIGNATURE(sequence_mask_forward);
+SAME_SIGNATURE(sequence_mask_backward);
+SAME_SIGNATURE(masked_softmax_forward);
+SAME_SIGNATURE(masked_softmax_backward);
+SAME_SIGNATURE(matmul_forward);
+SAME_SIGNATURE(matmul_backward);
+SAME_SIGNATURE(linear_forward);
+SAME_SIGNATURE(linear_backward);
+SAME_SIGNATURE(dropout_forward);
+SAME_SIGNATURE(dropout_backward);
+SAME_SIGNATURE(layer_norm_forward);
+SAME_SIGNATURE(layer_norm_backward);
+SAME_SIGNATURE(softmax_cross_entropy_forward);
+SAME_SIGNATURE(softmax_cross_entropy_backward);
+SAME_SIGNATURE(gru_forward);
+SAME_SIGNATURE(gru_backward);
+#undef SAME_SIGNATURE
+
+namespace {
+
+// Products. Each output element of a forward or backward product is a float sum of n
+// products (n = K forward; N for dA, M for dB), the fast tier summing in KC-blocks with
+// fused multiply-adds, the reference one dot product in k order: sum_tolerance
+// (tier_compare.h), a starting gradient and a bias counting as one more term each. Σ|terms|
+// for every element at once: the reference kernel run on the absolute values of its
+// inputs (a product is linear in each operand).
+struct Product {
+  int64_t batch, M, N, K;
+};
+
+int check_matmul(const Product& p, bool ta, bool tb) {
+  const int64_t b = p.batch, M = p.M, N = p.N, K = p.K;
+  const Vec A = uniform(b * M * K), B = uniform(b * K * N), dC = uniform(b * M * N);
+  const Vec dA0 = uniform(b * M * K), dB0 = uniform(b * K * N);
+  const std::string at = "batch " + std::to_string(b) + " M " + std::to_string(M) + " N " + std::to_string(N) +
+                         " K " + std::to_string(K) + " ta " + std::to_string(ta) + " tb " + std::to_string(tb);
+  Vec Cf(b * M * N), Cr(b * M * N), Cabs(b * M * N);
+  fast::matmul_forward(Cf.data(), A.data(), B.data(), b, M, N, K, ta, tb);
+  ref::matmul_forward(Cr.data(), A.data(), B.data(), b, M, N, K, ta, tb);
+  ref::matmul_forward(Cabs.data(), abs_of(A).data(), abs_of(B).data(), b, M, N, K, ta, tb);
+  int bad = mismatches("matmul_forward " + at, Cf, Cr, sum_tolerance(K, {}, Cabs));
+  Vec dAf = dA0, dBf = dB0, dAr = dA0, dBr = dB0, dAabs(dA0.size()), dBabs(dB0.size());
+  fast::matmul_backward(dAf.data(), dBf.data(), dC.data(), A.data(), B.data(), b, M, N, K, ta, tb);
+  ref::matmul_backward(dAr.data(), dBr.data(), dC.data(), A.data(), B.data(), b, M, N, K, ta, tb);
+  ref::matmul_backward(dAabs.data(), dBabs.data(), abs_of(dC).data(), abs_of(A).data(), abs_of(B).data(), b, M, N,
+                       K, ta, tb);
+  bad += mismatches("matmul_backward dA " + at, dAf, dAr, sum_tolerance(N, dA0, dAabs));
+  bad += mismatches("matmul_backward dB " + at, dBf, dBr, sum_tolerance(M, dB0, dBabs));
+  // A null gradient is skipped: dA alone.
+  Vec dAf1 = dA0, dAr1 = dA0;
+  fast::matmul_backward(dAf1.data(), nullptr, dC.data(), A.data(), B.data(), b, M, N, K, ta, tb);
+  ref::matmul_backward(dAr1.data(), nullptr, dC.data(), A.data(), B.data(), b, M, N, K, ta, tb);
+  bad += mismatches("matmul_backward dA only " + at, dAf1, dAr1, sum_tolerance(N, dA0, dAabs));
+  return bad;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(core_kernel_tiers)
+
+// Shapes aimed at every path of the fast GEMM (core/fast/gemm.cpp): empty, one or two rows
+// or columns, the padded small kernel (M <= 64, N <= 32, K <= 128) and just past it, sizes
+// off the AVX-512 tile (14 x 32) and the AVX2 one (6 x 16), K beyond the KC block (256)
+// and beyond 1024, and a product above the thread threshold (M N K >= 2^22).
+BOOST_AUTO_TEST_CASE(matmul_every_path_and_transpose) {
+  const Product shapes[] = {{1, 0, 5, 3},   {1, 4, 0, 3},    {1, 3, 4, 0},     {0, 3, 3, 3},    {1, 1, 1, 1},
+                            {1, 1, 37, 5},  {3, 2, 19, 33},  {1, 29, 1, 13},   {2, 70, 2, 17},  {4, 10, 10, 8},
+                            {3, 7, 17, 9},  {2, 64, 32, 128}, {2, 65, 33, 129}, {1, 15, 33, 31}, {1, 97, 101, 103},
+                            {1, 13, 5, 1100}, {1, 131, 127, 300}};
+  for (const Product& p : shapes)
+    for (int flags = 0; flags < 4; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2;
+      BOOST_TEST(check_matmul(p, ta, tb) == 0, "batch " << p.batch << " M " << p.M << " N " << p.N << " K " << p.K
+                                                        << " ta " << ta << " tb " << tb);
+    }
+}
+
+// nn.Linear: y = x Wᵀ + b is a sum of K products plus the bias; dx sums N products, dW and
+// db sum over the M rows. Tolerances as for the products above.
+BOOST_AUTO_TEST_CASE(linear_with_and_without_bias) {
+  const Product shapes[] = {{1, 0, 4, 3}, {1, 1, 1, 1}, {1, 2, 5, 7}, {1, 9, 1, 16}, {1, 33, 2, 17},
+                            {1, 10, 31, 8}, {1, 70, 48, 129}, {1, 640, 80, 96}, {1, 400, 128, 90}};
+  for (const Product& p : shapes)
+    for (bool with_bias : {false, true}) {
+      const int64_t M = p.M, N = p.N, K = p.K;
+      const Vec x = uniform(M * K), W = uniform(N * K), b = uniform(N), dy = uniform(M * N);
+      const Vec dx0 = uniform(M * K), dW0 = uniform(N * K), db0 = uniform(N);
+      const float* bias = with_bias ? b.data() : nullptr;
+      const Vec b_abs = abs_of(b);
+      Vec yf(M * N), yr(M * N), yabs(M * N);
+      fast::linear_forward(yf.data(), x.data(), W.data(), bias, M, N, K);
+      ref::linear_forward(yr.data(), x.data(), W.data(), bias, M, N, K);
+      ref::linear_forward(yabs.data(), abs_of(x).data(), abs_of(W).data(), with_bias ? b_abs.data() : nullptr, M, N, K);
+      const std::string at = "M " + std::to_string(M) + " N " + std::to_string(N) + " K " + std::to_string(K) +
+                             (with_bias ? " with bias" : " no bias");
+      BOOST_TEST(mismatches("linear_forward " + at, yf, yr, sum_tolerance(K, {}, yabs)) == 0, at);
+      Vec dxf = dx0, dWf = dW0, dbf = db0, dxr = dx0, dWr = dW0, dbr = db0;
+      Vec dxa(dx0.size()), dWa(dW0.size()), dba(db0.size());
+      fast::linear_backward(dxf.data(), dWf.data(), with_bias ? dbf.data() : nullptr, dy.data(), x.data(), W.data(), M,
+                            N, K);
+      ref::linear_backward(dxr.data(), dWr.data(), with_bias ? dbr.data() : nullptr, dy.data(), x.data(), W.data(), M,
+                           N, K);
+      ref::linear_backward(dxa.data(), dWa.data(), dba.data(), abs_of(dy).data(), abs_of(x).data(), abs_of(W).data(),
+                           M, N, K);
+      BOOST_TEST(mismatches("linear_backward dx " + at, dxf, dxr, sum_tolerance(N, dx0, dxa)) == 0, at);
+      BOOST_TEST(mismatches("linear_backward dW " + at, dWf, dWr, sum_tolerance(M, dW0, dWa)) == 0, at);
+      BOOST_TEST(mismatches("linear_backward db " + at, dbf, dbr, sum_tolerance(M, db0, dba)) == 0, at);
+    }
+}
+
+// softmax rows. Both tiers subtract the same row max (the same float operation). The fast
+// e^x is within 3 kEps relative of e^x (core_softmax/fast_exp_matches_std_exp), std::exp
+// within 1, so the exponentials differ by 4 kEps relative; the row sums of C terms by
+// (C + 4) kEps relative (different orders, tier_compare.h); the division (fast: a
+// reciprocal and a multiply) adds 3 more roundings. So |Δy| <= (C + 12) kEps y. Masked keys
+// become exactly 0 in both (e^{-1e6 - m} underflows), and a row of valid length 0 comes out
+// as 1/K in both.
+Vec softmax_tolerance(const Vec& y, int64_t C) {
+  Vec tol(y.size());
+  for (size_t i = 0; i < y.size(); ++i) tol[i] = float(C + 12) * kEps * std::fabs(y[i]) + 1e-30f;
+  return tol;
+}
+
+// Backward: dx_i += y_i (dy_i − Σ_j dy_j y_j), given the same y. The C-term dot product
+// differs by at most C kEps Σ|dy_j y_j| (orders), and two roundings remain, so
+// |Δdx_i| <= (C + 4) kEps (|start_i| + |y_i| (|dy_i| + Σ_j |dy_j y_j|)).
+Vec softmax_backward_tolerance(const Vec& y, const Vec& dy, const Vec& start, int64_t C) {
+  Vec tol(y.size());
+  for (size_t r = 0; C > 0 && r < y.size() / C; ++r) {
+    float dot = 0.0f;
+    for (int64_t j = 0; j < C; ++j) dot += std::fabs(dy[r * C + j] * y[r * C + j]);
+    for (int64_t j = 0; j < C; ++j) {
+      const size_t i = r * C + j;
+      tol[i] = float(C + 4) * kEps * (std::fabs(start[i]) + std::fabs(y[i]) * (std::fabs(dy[i]) + dot)) + 1e-30f;
+    }
+  }
+  return tol;
+}
+
+BOOST_AUTO_TEST_CASE(softmax_and_log_softmax) {
+  const int64_t sizes[][2] = {{0, 5}, {1, 1}, {3, 2}, {4, 7}, {5, 10}, {2, 16}, {3, 17}, {2, 33}, {50, 100},
+                              {2, 1000}, {300, 1000}};  // the last is above the fast tier's thread threshold
+  for (const auto& s : sizes) {
+    const int64_t R = s[0], C = s[1];
+    const std::string at = "R " + std::to_string(R) + " C " + std::to_string(C);
+    const Vec x = uniform(R * C, -8.0f, 8.0f), dy = uniform(R * C), dx0 = uniform(R * C);
+    Vec yf(R * C), yr(R * C);
+    fast::softmax_forward(yf.data(), x.data(), R, C);
+    ref::softmax_forward(yr.data(), x.data(), R, C);
+    BOOST_TEST(mismatches("softmax_forward " + at, yf, yr, softmax_tolerance(yr, C)) == 0, at);
+    Vec dxf = dx0, dxr = dx0;
+    fast::softmax_backward(dxf.data(), dy.data(), yr.data(), R, C);
+    ref::softmax_backward(dxr.data(), dy.data(), yr.data(), R, C);
+    BOOST_TEST(mismatches("softmax_backward " + at, dxf, dxr, softmax_backward_tolerance(yr, dy, dx0, C)) == 0, at);
+    // log_softmax: y = (x − m) − log s with the same m. s differs by (C + 4) kEps relative
+    // (above), so log s by (C + 4) kEps absolute, and three roundings of values at most
+    // |y| + log s <= |y| + C remain: |Δy| <= (C + 8) kEps (1 + |y|).
+    fast::log_softmax_forward(yf.data(), x.data(), R, C);
+    ref::log_softmax_forward(yr.data(), x.data(), R, C);
+    Vec tol(yr.size());
+    for (size_t i = 0; i < tol.size(); ++i) tol[i] = float(C + 8) * kEps * (1.0f + std::fabs(yr[i]));
+    BOOST_TEST(mismatches("log_softmax_forward " + at, yf, yr, tol) == 0, at);
+    // Backward: dx += dy − e^y Σ dy. Both sum dy in index order; e^y differs by 4 kEps
+    // relative; two roundings: |Δdx| <= 6 kEps (|start| + |dy| + e^y |Σ dy|).
+    dxf = dx0, dxr = dx0;
+    fast::log_softmax_backward(dxf.data(), dy.data(), yr.data(), R, C);
+    ref::log_softmax_backward(dxr.data(), dy.data(), yr.data(), R, C);
+    for (int64_t r = 0; r < R; ++r) {
+      float sum_dy = 0.0f;
+      for (int64_t j = 0; j < C; ++j) sum_dy += dy[r * C + j];
+      for (int64_t j = 0; j < C; ++j) {
+        const size_t i = r * C + j;
+        tol[i] = 6 * kEps * (std::fabs(dx0[i]) + std::fabs(dy[i]) + std::exp(yr[i]) * std::fabs(sum_dy)) + 1e-30f;
+      }
+    }
+    BOOST_TEST(mismatches("log_softmax_backward " + at, dxf, dxr, tol) == 0, at);
+  }
+}
+
+// masked_softmax: the fast tier's fused pass against the book's three steps. Lengths 0 (a
+// uniform row), 1, K, beyond K, and random ones; per batch row and per query.
+BOOST_AUTO_TEST_CASE(masked_softmax_with_every_kind_of_length) {
+  const int64_t shapes[][3] = {{0, 2, 3}, {1, 1, 1}, {2, 3, 5}, {3, 2, 17}, {4, 10, 10}, {2, 5, 33}, {4, 400, 200}};
+  for (const auto& s : shapes)
+    for (bool per_query : {false, true}) {
+      const int64_t B = s[0], Q = s[1], K = s[2], L = per_query ? B * Q : B;
+      std::vector<int64_t> lens(static_cast<size_t>(L));
+      for (int64_t i = 0; i < L; ++i) {
+        const int64_t fixed[] = {0, 1, K, K + 7};
+        lens[i] = i < 4 ? fixed[i] : std::uniform_int_distribution<int64_t>(0, K)(gen());
+      }
+      const std::string at = "B " + std::to_string(B) + " Q " + std::to_string(Q) + " K " + std::to_string(K) +
+                             (per_query ? " per query" : " per batch");
+      const Vec X = uniform(B * Q * K, -8.0f, 8.0f), dy = uniform(B * Q * K), dX0 = uniform(B * Q * K);
+      Vec yf(X.size()), yr(X.size());
+      fast::masked_softmax_forward(yf.data(), X.data(), lens.data(), B, Q, K, per_query);
+      ref::masked_softmax_forward(yr.data(), X.data(), lens.data(), B, Q, K, per_query);
+      BOOST_TEST(mismatches("masked_softmax_forward " + at, yf, yr, softmax_tolerance(yr, K)) == 0, at);
+      Vec dXf = dX0, dXr = dX0;
+      fast::masked_softmax_backward(dXf.data(), dy.data(), yr.data(), lens.data(), B, Q, K, per_query);
+      ref::masked_softmax_backward(dXr.data(), dy.data(), yr.data(), lens.data(), B, Q, K, per_query);
+      BOOST_TEST(mismatches("masked_softmax_backward " + at, dXf, dXr, softmax_backward_tolerance(yr, dy, dX0, K)) == 0,
+                 at);
+    }
+}
+
+// The fast tier uses the reference sequence_mask itself: the same bits.
+BOOST_AUTO_TEST_CASE(sequence_mask_is_shared) {
+  const int64_t B = 3, T = 4, I = 5;
+  const std::vector<int64_t> len = {0, 2, 9};
+  const Vec X = uniform(B * T * I), dy = uniform(B * T * I), dX0 = uniform(B * T * I);
+  Vec yf(X.size()), yr(X.size()), dXf = dX0, dXr = dX0;
+  fast::sequence_mask_forward(yf.data(), X.data(), len.data(), B, T, I, -1e6f);
+  ref::sequence_mask_forward(yr.data(), X.data(), len.data(), B, T, I, -1e6f);
+  fast::sequence_mask_backward(dXf.data(), dy.data(), len.data(), B, T, I);
+  ref::sequence_mask_backward(dXr.data(), dy.data(), len.data(), B, T, I);
+  BOOST_TEST(mismatches("sequence_mask_forward", yf, yr, 0.0f) == 0);
+  BOOST_TEST(mismatches("sequence_mask_backward", dXf, dXr, 0.0f) == 0);
+}
+
+// Dropout: both tiers keep element i iff dropout_keeps(i, key, threshold) and multiply by
+// scale, one rounding each: the forward is bit for bit equal (tolerance 0). The backward
+// adds dy · scale into the gradient, which a tier may fuse into one rounding instead of
+// two: |Δdx| <= 2 kEps (|start| + |dy scale|). n up to 300,000: above the fast tier's
+// thread threshold and across its 16k-element blocks. p = 1 is threshold 0 with scale 0.
+BOOST_AUTO_TEST_CASE(dropout_same_mask) {
+  const int64_t sizes[] = {0, 1, 17, 1000, 300000};
+  const struct {
+    uint32_t threshold;  // p 2^32
+    float scale;         // 1 / (1 - p)
+  } rates[] = {{429496730u, 1.0f / 0.9f}, {2147483648u, 2.0f}, {0u, 0.0f}};
+  for (int64_t n : sizes)
+    for (const auto& rate : rates) {
+      const uint64_t key = 0x9e3779b97f4a7c15ULL * uint64_t(n + 1);
+      const Vec x = uniform(n), dy = uniform(n), dx0 = uniform(n);
+      Vec yf(n), yr(n), dxf = dx0, dxr = dx0;
+      fast::dropout_forward(yf.data(), x.data(), n, key, rate.threshold, rate.scale);
+      ref::dropout_forward(yr.data(), x.data(), n, key, rate.threshold, rate.scale);
+      const std::string at = "n " + std::to_string(n) + " threshold " + std::to_string(rate.threshold);
+      BOOST_TEST(mismatches("dropout_forward " + at, yf, yr, 0.0f) == 0, at);
+      fast::dropout_backward(dxf.data(), dy.data(), n, key, rate.threshold, rate.scale);
+      ref::dropout_backward(dxr.data(), dy.data(), n, key, rate.threshold, rate.scale);
+      Vec tol(n);
+      for (int64_t i = 0; i < n; ++i) tol[i] = 2 * kEps * (std::fabs(dx0[i]) + std::fabs(dy[i] * rate.scale));
+      BOOST_TEST(mismatches("dropout_backward " + at, dxf, dxr, tol) == 0, at);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
