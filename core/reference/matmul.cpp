@@ -1,5 +1,7 @@
 // core/reference/matmul.cpp — every product (matmul, bmm, nn.Linear) through one textbook
-// GEMM: C[i, j] = Σ_k op(A)[i, k] op(B)[k, j], a dot product per element.
+// GEMM: C[i, j] = Σ_k op(A)[i, k] op(B)[k, j].
+#include <vector>
+
 #include "core/reference/kernels.h"
 
 namespace d2l {
@@ -7,18 +9,30 @@ namespace reference {
 namespace {
 
 // One matrix: C (M, N) = op(A) (M, K) op(B) (K, N), or C += op(A) op(B) when accumulating.
-// A transposed operand is stored the other way round: A (K, M), B (N, K). Each sum runs in
-// k order; the rows of C are independent, so threads share them.
+// A transposed operand is stored the other way round: A (K, M), B (N, K). Row i of C is
+// Σ_k op(A)[i, k] op(B)[k, :]: the rows of op(B) weighted by row i of op(A), added k by k,
+// so every element sums its products in k order while the inner loop runs along a row of
+// op(B) (which the compiler vectorises). A transposed B is first written out as op(B) = Bᵀ,
+// so that its rows are rows in memory. The rows of C are independent: threads share them.
 void gemm(float* C, const float* A, const float* B, int64_t M, int64_t N, int64_t K, bool trans_a, bool trans_b,
           bool accumulate) {
+  std::vector<float> Bt;
+  if (trans_b) {
+    Bt.resize(static_cast<size_t>(K * N));
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) Bt[k * N + j] = B[j * K + k];
+    B = Bt.data();
+  }
 #pragma omp parallel for
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      float s = 0.0f;
-      for (int64_t k = 0; k < K; ++k)
-        s += (trans_a ? A[k * M + i] : A[i * K + k]) * (trans_b ? B[j * K + k] : B[k * N + j]);
-      C[i * N + j] = accumulate ? C[i * N + j] + s : s;
+  for (int64_t i = 0; i < M; ++i) {
+    float* c = C + i * N;
+    if (!accumulate)
+      for (int64_t j = 0; j < N; ++j) c[j] = 0.0f;
+    for (int64_t k = 0; k < K; ++k) {
+      const float a = trans_a ? A[k * M + i] : A[i * K + k];  // op(A)[i, k]
+      for (int64_t j = 0; j < N; ++j) c[j] += a * B[k * N + j];
     }
+  }
 }
 
 }  // namespace
