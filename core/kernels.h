@@ -4,7 +4,7 @@
 // An op checks its arguments, allocates its output and calls these; it never loops over
 // data itself. Two tiers implement every kernel below with exactly these signatures:
 //   d2l::reference  core/reference/  plain loops to read beside the book: std::exp, no
-//                                    intrinsics, no blocking, OpenMP on one outer loop at most
+//                                    intrinsics, no blocking, one thread
 //   d2l::fast       core/fast/       the same results by faster means: a packed, blocked GEMM
 //                                    with AVX-512/AVX2 micro-kernels, a vectorisable exp,
 //                                    lane sums, thresholds for forking threads

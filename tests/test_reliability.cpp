@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_SUITE(reliability)
 // Sizes are chosen above the fast tier's parallel thresholds (core/fast/parallel.h:
 // kParallelMin = 256k elements for element-wise loops, dropout, softmax and layer_norm;
 // kGemmParallelMin = 2^22 multiply-adds for a GEMM), so the 2-thread runs really split the
-// work. (The reference tier's one parallel loop, the GEMM's rows, splits at any size.)
+// work. (The reference tier runs on one thread.)
 
 BOOST_AUTO_TEST_CASE(kernels_same_bits_at_1_and_2_threads) {
   struct Case {

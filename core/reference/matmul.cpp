@@ -13,7 +13,7 @@ namespace {
 // Σ_k op(A)[i, k] op(B)[k, :]: the rows of op(B) weighted by row i of op(A), added k by k,
 // so every element sums its products in k order while the inner loop runs along a row of
 // op(B) (which the compiler vectorises). A transposed B is first written out as op(B) = Bᵀ,
-// so that its rows are rows in memory. The rows of C are independent: threads share them.
+// so that its rows are rows in memory.
 void gemm(float* C, const float* A, const float* B, int64_t M, int64_t N, int64_t K, bool trans_a, bool trans_b,
           bool accumulate) {
   std::vector<float> Bt;
@@ -23,7 +23,6 @@ void gemm(float* C, const float* A, const float* B, int64_t M, int64_t N, int64_
       for (int64_t j = 0; j < N; ++j) Bt[k * N + j] = B[j * K + k];
     B = Bt.data();
   }
-#pragma omp parallel for
   for (int64_t i = 0; i < M; ++i) {
     float* c = C + i * N;
     if (!accumulate)
