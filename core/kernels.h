@@ -5,12 +5,12 @@
 // data itself. Two tiers implement every kernel below with exactly these signatures:
 //   d2l::reference  core/reference/  plain loops to read beside the book: std::exp, no
 //                                    intrinsics, no blocking, one thread
-//   d2l::fast       core/fast/       the same results by faster means: a packed, blocked GEMM
-//                                    with AVX-512/AVX2 micro-kernels, a vectorisable exp,
-//                                    lane sums, thresholds for forking threads
+//   d2l::fast       core/fast/       the same results up to float rounding, by faster means:
+//                                    a packed, blocked GEMM with AVX-512/AVX2 micro-kernels,
+//                                    a vectorisable exp, lane sums, thresholds for threads
 // `make` links the fast tier behind these names, `make FAST=0` the reference tier
 // (core/kernels.cpp forwards each call). Both tiers are in every build, so
-// tests/test_kernel_tiers.cpp compares them kernel by kernel.
+// tests/test_kernel_tiers*.cpp compare them kernel by kernel.
 //
 // Conventions: outputs first, then inputs, then sizes, then options. Every pointer is a
 // contiguous row-major float32 array of the shape on its line, in the size letters of its
@@ -148,7 +148,7 @@ void softmax_cross_entropy_backward(float* dlogits, const float* dloss, const fl
 void gru_forward(float* H, float* gates, float* cand, const float* gi, const float* h0, const float* W, const float* b,
                  int64_t T, int64_t B, int64_t D, bool keep_all);
 //   dgi (T, B, G), dh0 (B, D), dW (G, D), db (G)   added into; any may be null
-//   gates (T, B, G) from gru_forward, overwritten (used as scratch)
+//   gates (T, B, G) from gru_forward; may be overwritten (the fast tier reuses it as scratch)
 //   cand, H, dH (T, B, D), h0 (B, D), W (G, D)
 void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, const float* cand, const float* H,
                   const float* dH, const float* h0, const float* W, int64_t T, int64_t B, int64_t D);
