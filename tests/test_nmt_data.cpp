@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "core/random.h"
-#include "tools/bleu.h"
-#include "tools/nmt_data.h"
-#include "tools/text.h"
 #include "tests/test_util.h"
+#include "tools/data/bleu.h"
+#include "tools/data/nmt_data.h"
+#include "tools/data/text.h"
 
 using d2l_test::message_has;
 
@@ -25,26 +25,17 @@ using d2l::TokenLines;
 
 namespace {
 
-const char* const kRealFra = "../shared/data/fra-eng/fra.txt";
-const char* const kBundled = "chapters/data/fra-eng-small.txt";
+using d2l_test::kBundledFra;
+using d2l_test::kRealFra;
 
-// A file in /tmp holding `text`, removed when the test ends.
+// A file in the temp directory holding `text`, removed when the test ends.
 struct TempFile {
+  d2l_test::TempDir dir{"nmt"};
   std::string path;
-  explicit TempFile(const std::string& text, const std::string& name = "fra") {
-    path = "/tmp/d2l_test_nmt_" + std::to_string(::getpid()) + "_" + name + ".txt";
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  ~TempFile() { std::remove(path.c_str()); }
+  explicit TempFile(const std::string& text, const std::string& name = "fra") : path(dir.write(name + ".txt", text)) {}
 };
 
-tt::assertion_result file_present(const char* path) {
-  if (std::ifstream(path)) return true;
-  tt::assertion_result r(false);
-  r.message() << "skipped: " << path << " not found";
-  return r;
-}
-tt::assertion_result real_fra_present(utf::test_unit_id) { return file_present(kRealFra); }
+tt::assertion_result real_fra_present(utf::test_unit_id) { return d2l_test::file_present(kRealFra); }
 
 std::vector<int64_t> row(const d2l::NmtArray& a, int64_t r) {
   return {a.array.begin() + r * a.num_steps, a.array.begin() + (r + 1) * a.num_steps};
@@ -259,13 +250,13 @@ BOOST_AUTO_TEST_CASE(data_source_order) {
   BOOST_TEST(cli.description.find("--data") != std::string::npos);
   const d2l::DataSource def = d2l::resolve_nmt_data();
   const bool made = static_cast<bool>(std::ifstream("data/fra-eng/fra.txt"));
-  BOOST_TEST(def.path == (made ? "data/fra-eng/fra.txt" : kBundled));
+  BOOST_TEST(def.path == (made ? "data/fra-eng/fra.txt" : kBundledFra));
 }
 
 // The corpus in the repo (never skipped: it is part of the source tree).
 BOOST_AUTO_TEST_CASE(bundled_corpus) {
-  const std::string raw = d2l::read_data_nmt(kBundled);
-  const auto tok = d2l::tokenize_nmt(d2l::preprocess_nmt(raw), 0, kBundled);
+  const std::string raw = d2l::read_data_nmt(kBundledFra);
+  const auto tok = d2l::tokenize_nmt(d2l::preprocess_nmt(raw), 0, kBundledFra);
   BOOST_TEST(tok.source.size() >= 650u);
   // Shortest first, as in fra.txt: English lengths (in bytes) never decrease.
   size_t prev = 0, n = 0;
@@ -285,7 +276,7 @@ BOOST_AUTO_TEST_CASE(bundled_corpus) {
       found = tok.source[i] == d2l::split(eng, ' ') && tok.target[i] == d2l::split(fra, ' ');
     BOOST_TEST(found, "missing pair: " << eng << " => " << fra);
   }
-  const d2l::NmtData d = d2l::load_data_nmt(64, 10, 600, kBundled);
+  const d2l::NmtData d = d2l::load_data_nmt(64, 10, 600, kBundledFra);
   BOOST_TEST(d.src.rows() == 601);
   BOOST_TEST(d.src_vocab.size() == 136);  // from the Python re-implementation, as below
   BOOST_TEST(d.tgt_vocab.size() == 159);

@@ -12,36 +12,17 @@
 #include <stdexcept>
 
 #include "core/random.h"
-#include "tools/glove.h"
-#include "tools/snli_data.h"
 #include "tests/test_util.h"
+#include "tools/data/glove.h"
+#include "tools/data/snli_data.h"
 
 using d2l_test::message_has;
+using d2l_test::TempDir;
 
 namespace fs = std::filesystem;
 using d2l::SNLIData;
 
 namespace {
-
-// A scratch directory per test case, removed at the end.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int n = 0;
-    dir = fs::temp_directory_path() /
-          ("d2l_snli_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-};
 
 // Runs f with std::cout captured, returns what it printed.
 template <class F>
@@ -134,7 +115,7 @@ BOOST_AUTO_TEST_CASE(tokenize_words_is_python_split) {
 }
 
 BOOST_AUTO_TEST_CASE(both_formats_parse_to_the_same_examples) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const std::string exported = export_snippet();
   const SNLIData a = d2l::read_snli(tmp.write("official.txt", official_snippet()), true);
   const SNLIData b = d2l::read_snli(tmp.write("export.tsv", exported), true);
@@ -154,7 +135,7 @@ BOOST_AUTO_TEST_CASE(both_formats_parse_to_the_same_examples) {
 }
 
 BOOST_AUTO_TEST_CASE(reader_follows_the_header_not_the_file_name) {
-  TempDir tmp;
+  TempDir tmp("snli");
   // An official-format file named like the export and vice versa; CRLF endings and a BOM.
   const SNLIData a = d2l::read_snli(tmp.write("test.tsv", official_snippet()), false);
   std::string exported = "\xEF\xBB\xBF" + export_snippet();
@@ -165,18 +146,18 @@ BOOST_AUTO_TEST_CASE(reader_follows_the_header_not_the_file_name) {
   BOOST_TEST(b.labels.size() == 3u);
   BOOST_TEST(b.hypotheses[2] == "The man is awake .");
   // A directory in the book's layout: is_train picks snli_1.0_train.txt or _test.txt.
-  TempDir dir;
+  TempDir dir("snli");
   dir.write("snli_1.0_train.txt", official_snippet());
   dir.write("snli_1.0_test.txt",
             std::string(kOfficialHeader) +
                 official_row("entailment", "( a b )", "( c d )", "a b", "c d"));
-  BOOST_TEST(d2l::read_snli(dir.dir.string(), true).labels.size() == 3u);
-  const SNLIData t = d2l::read_snli(dir.dir.string(), false);
+  BOOST_TEST(d2l::read_snli(dir.path.string(), true).labels.size() == 3u);
+  const SNLIData t = d2l::read_snli(dir.path.string(), false);
   BOOST_TEST(t.premises == std::vector<std::string>{"a b"}, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(export_label_mapping) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const SNLIData d = d2l::read_snli(
       tmp.write(
           "x.tsv",
@@ -193,7 +174,7 @@ BOOST_AUTO_TEST_CASE(export_label_mapping) {
 }
 
 BOOST_AUTO_TEST_CASE(csv_quoted_fields_are_unquoted) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const SNLIData d = d2l::read_snli(
       tmp.write(
           "q.tsv",
@@ -211,7 +192,7 @@ BOOST_AUTO_TEST_CASE(csv_quoted_fields_are_unquoted) {
 }
 
 BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const std::string H = "premise\thypothesis\tlabel\n";
   struct Case {
     std::string name, text;
@@ -245,10 +226,10 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
                             message_has(c.parts));
     }
   }
-  BOOST_CHECK_EXCEPTION(d2l::read_snli((tmp.dir / "missing.tsv").string(), true),
+  BOOST_CHECK_EXCEPTION(d2l::read_snli((tmp.path / "missing.tsv").string(), true),
                         std::invalid_argument,
                         message_has({"[read_snli]", "cannot open", "missing.tsv", "make data"}));
-  BOOST_CHECK_EXCEPTION(d2l::read_snli(tmp.dir.string(), true), std::invalid_argument,
+  BOOST_CHECK_EXCEPTION(d2l::read_snli(tmp.path.string(), true), std::invalid_argument,
                         message_has({"[read_snli]", "holds neither"}));
 }
 
@@ -347,41 +328,41 @@ BOOST_AUTO_TEST_CASE(loader_batches_and_seeded_shuffle) {
 }
 
 BOOST_AUTO_TEST_CASE(resolve_snli_data_order) {
-  TempDir exp;
+  TempDir exp("snli");
   exp.write("validation.tsv", export_snippet());
   exp.write("test.tsv", export_snippet());
-  const d2l::SNLISource s = d2l::resolve_snli_data(exp.dir.string());
-  BOOST_TEST(s.train_path == (exp.dir / "validation.tsv").string());
-  BOOST_TEST(s.test_path == (exp.dir / "test.tsv").string());
+  const d2l::SNLISource s = d2l::resolve_snli_data(exp.path.string());
+  BOOST_TEST(s.train_path == (exp.path / "validation.tsv").string());
+  BOOST_TEST(s.test_path == (exp.path / "test.tsv").string());
   BOOST_TEST(s.description.find("training on validation.tsv") != std::string::npos);
   BOOST_TEST(s.description.find("not available offline") != std::string::npos);
   // train.tsv wins over validation.tsv, the official files over both.
   exp.write("train.tsv", export_snippet());
-  BOOST_TEST(d2l::resolve_snli_data(exp.dir.string()).train_path ==
-             (exp.dir / "train.tsv").string());
+  BOOST_TEST(d2l::resolve_snli_data(exp.path.string()).train_path ==
+             (exp.path / "train.tsv").string());
   exp.write("snli_1.0_train.txt", official_snippet());
   exp.write("snli_1.0_test.txt", official_snippet());
-  BOOST_TEST(d2l::resolve_snli_data(exp.dir.string()).test_path ==
-             (exp.dir / "snli_1.0_test.txt").string());
-  TempDir empty;
-  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data(empty.dir.string()), std::invalid_argument,
+  BOOST_TEST(d2l::resolve_snli_data(exp.path.string()).test_path ==
+             (exp.path / "snli_1.0_test.txt").string());
+  TempDir empty("snli");
+  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data(empty.path.string()), std::invalid_argument,
                         message_has({"[resolve_snli_data]", "holds neither"}));
-  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data((empty.dir / "nope").string()),
+  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data((empty.path / "nope").string()),
                         std::invalid_argument,
                         message_has({"[resolve_snli_data]", "not a directory"}));
   // Without --data: <root>/data/snli_1.0 first, then the bundled set.
-  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data("", empty.dir.string()), std::invalid_argument,
+  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data("", empty.path.string()), std::invalid_argument,
                         message_has({"[resolve_snli_data]", "no SNLI data", "make data"}));
-  fs::create_directories(empty.dir / "chapters/data/snli-small");
+  fs::create_directories(empty.path / "chapters/data/snli-small");
   empty.write("chapters/data/snli-small/train.tsv", export_snippet());
   empty.write("chapters/data/snli-small/test.tsv", export_snippet());
-  BOOST_TEST(d2l::resolve_snli_data("", empty.dir.string()).description.find("bundled") !=
+  BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).description.find("bundled") !=
              std::string::npos);
-  fs::create_directories(empty.dir / "data/snli_1.0");
+  fs::create_directories(empty.path / "data/snli_1.0");
   empty.write("data/snli_1.0/snli_1.0_train.txt", official_snippet());
   empty.write("data/snli_1.0/snli_1.0_test.txt", official_snippet());
-  BOOST_TEST(d2l::resolve_snli_data("", empty.dir.string()).train_path ==
-             (empty.dir / "data/snli_1.0/snli_1.0_train.txt").string());
+  BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).train_path ==
+             (empty.path / "data/snli_1.0/snli_1.0_train.txt").string());
 }
 
 BOOST_AUTO_TEST_CASE(bundled_set_is_balanced_and_covers_the_example) {
@@ -441,7 +422,7 @@ BOOST_AUTO_TEST_CASE(shared_snli_export_counts,
 }
 
 BOOST_AUTO_TEST_CASE(glove_reader_and_unknown_zeros) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const std::string path =
       tmp.write("vec.txt", "the 0.5 -1 2e-1\nman 1 2 3 \r\n\ngood -0.25 0 4\n");
   const d2l::TokenEmbedding e(path);
@@ -460,7 +441,7 @@ BOOST_AUTO_TEST_CASE(glove_reader_and_unknown_zeros) {
 }
 
 BOOST_AUTO_TEST_CASE(glove_errors_name_file_and_line) {
-  TempDir tmp;
+  TempDir tmp("snli");
   struct Case {
     std::string name, text;
     std::vector<std::string> parts;
@@ -482,7 +463,7 @@ BOOST_AUTO_TEST_CASE(glove_errors_name_file_and_line) {
     }
   }
   BOOST_CHECK_EXCEPTION(
-      d2l::TokenEmbedding((tmp.dir / "none.txt").string()), std::invalid_argument,
+      d2l::TokenEmbedding((tmp.path / "none.txt").string()), std::invalid_argument,
       message_has({"[TokenEmbedding]", "cannot open", "none.txt", "glove.6B.100d.zip"}));
 }
 
