@@ -1,8 +1,5 @@
-# d2l-attention-cpp: one GNU Makefile, direct compiler calls (see README.md).
-#   make            optimised library, chapter programs, tools      make test        Boost.Test suite
-#   make bench      kernels vs OpenBLAS, PyTorch comparisons        make run         every chapter program
-#   make test-serial the suite from a build without OpenMP          make clean
-#   make asan       the suite under ASan+UBSan (build-asan/)         make fuzz        libFuzzer targets
+# d2l-attention-cpp: one GNU Makefile calling the compiler directly. `make help` lists the
+# targets and the switches; README.md explains the layout.
 SHELL    := /bin/bash
 CXX      ?= g++
 OMP      ?= 1
@@ -11,10 +8,7 @@ BUILD    ?= build
 CXXFLAGS ?= -O3 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -MMD -MP -I.
 LDLIBS   += -lstb
-# Build with every core unless the caller chose (-j1 for a readable log).
-ifeq (,$(filter -j%,$(MAKEFLAGS)))
-  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
-endif
+# Parallel builds are the caller's choice: `make -j2` (no -j: one job at a time).
 
 ifeq ($(NATIVE),1)
   CXXFLAGS += -march=native
@@ -22,25 +16,33 @@ endif
 ifeq ($(OMP),1)
   CXXFLAGS += -fopenmp
   LDFLAGS  += -fopenmp
-  $(info [make] OpenMP on (OMP=0 for a serial build), NATIVE=$(NATIVE), BUILD=$(BUILD))
+  $(info [make] OpenMP on (OMP=0 for a serial build), NATIVE=$(NATIVE), BUILD=$(BUILD), jobs from -j (default 1))
 else
   CXXFLAGS += -Wno-unknown-pragmas
-  $(info [make] OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD))
+  $(info [make] OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD), jobs from -j (default 1))
 endif
 
-LIB_SRC   := $(wildcard core/*.cpp core/kernels/*.cpp layers/*.cpp tools/*.cpp)
+# A file under tools/cli/ that defines main() is a program (build/tools/<name>); every other
+# .cpp under core/, layers/ and tools/ (benchmarks aside) goes into the library.
+CLI_MAIN  := $(shell grep -l '^int main' tools/cli/*.cpp)
+TOOLS_SRC := $(wildcard tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
+LIB_SRC   := $(wildcard core/*.cpp core/kernels/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN),$(TOOLS_SRC))
 LIB_OBJ   := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/libd2l.a
-CHAPTERS  := $(patsubst chapters/%.cpp,$(BUILD)/chapters/%,$(wildcard chapters/*.cpp))
-CLI_TOOLS := $(patsubst tools/cli/%.cpp,$(BUILD)/tools/%,$(wildcard tools/cli/*.cpp))
+CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))
+CHAPTERS  := $(CHAPTER_NAMES:%=$(BUILD)/chapters/%)
+CLI_TOOLS := $(patsubst tools/cli/%.cpp,$(BUILD)/tools/%,$(CLI_MAIN))
 TEST_SRC  := $(wildcard tests/*.cpp)
 TEST_OBJ  := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
 TEST_BIN  := $(BUILD)/tests/run_tests
+TEST_LOG  := $(BUILD)/test.log
 BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/bench/*.cpp))
 
 # Keep chapter and tool objects (make would delete them as intermediates).
 .SECONDARY:
-.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run clean format data
+.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run figures data clean help
+
+# Default: the library, every chapter program and every command-line tool.
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
 chapters: $(CHAPTERS)
 tools: $(CLI_TOOLS)
@@ -68,10 +70,21 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lboost_unit_test_framework
 
-# The suite runs the chapter programs and the heatmap tool, so build them first.
+# The suite (it runs the chapter programs and the heatmap tool, so they are built first).
+# The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
+# closing "N passed, N failed[, N skipped]" line.
+TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because|^[0-9]+ passed, [0-9]+ failed
 test: all $(TEST_BIN)
-	D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) 2>&1 | tee $(BUILD)/test.log | grep -vE '^(Entering|Leaving) test case' ; exit $${PIPESTATUS[0]}
+	@echo "[make] running $(TEST_BIN)$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
+	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) \
+	    >$(TEST_LOG) 2>&1; rc=$$?; \
+	  grep -E '$(TEST_SHOWN)' $(TEST_LOG); \
+	  if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' $(TEST_LOG); then \
+	    echo "run_tests ended without its summary line (exit status $$rc); the end of $(TEST_LOG):"; \
+	    tail -n 20 $(TEST_LOG); fi; \
+	  if [ $$rc -ne 0 ]; then echo "[make] details in $(TEST_LOG)"; fi; exit $$rc
 
+# The suite from a build without OpenMP (build-serial/); thread-count tests report skipped.
 test-serial:
 	$(MAKE) OMP=0 BUILD=build-serial test OMP_NUM_THREADS=1
 
@@ -82,8 +95,8 @@ asan:
 	CXXFLAGS="$(SAN) -O1 -g" LDFLAGS="$(SAN)" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=build-asan test
 
-# libFuzzer targets tests/fuzz/fuzz_*.cpp (clang: tools/install_deps.sh --fuzz), each run for
-# FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/.
+# libFuzzer targets tests/fuzz/fuzz_*.cpp (clang: tools/scripts/install_deps.sh --fuzz), each
+# run for FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/.
 FUZZ_SECONDS ?= 10
 FUZZ_NAMES   := $(patsubst tests/fuzz/%.cpp,%,$(wildcard tests/fuzz/fuzz_*.cpp))
 fuzz:
@@ -108,16 +121,47 @@ $(BUILD)/bench/%: $(BUILD)/obj/tools/bench/%.o $(LIB)
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "# $$b"; $$b || exit 1; done
 
+# Every chapter program in turn (ARGS go to each, e.g. ARGS=--quick).
 run: $(CHAPTERS)
-	@for c in $(CHAPTERS); do echo "== $$c"; $$c || exit 1; done
+	@for c in $(CHAPTERS); do echo "== $$c"; $$c $(ARGS) || exit 1; done
 
+# One chapter program: make run-transformer, make run-transformer ARGS="--quick".
+run-%: $(BUILD)/chapters/%
+	$< $(ARGS)
+
+# The example figures of tools/figures/README.md, written to $(BUILD)/figures/.
+figures: $(BUILD)/tools/example_figures
+	$< --out $(BUILD)/figures
+
+# The book's data archives (fra-eng, SNLI, GloVe) into data/, each checked by its SHA-1.
 data:
-	bash tools/get_data.sh
-
-format:
-	clang-format -i $(wildcard core/*.h core/*.cpp core/kernels/* layers/* chapters/*.cpp tools/*.h tools/*.cpp tests/*.cpp)
+	bash tools/scripts/get_data.sh
 
 clean:
 	rm -rf build build-serial build-asan build-fuzz
+
+help:
+	@echo "targets:"
+	@echo "  make              the library, chapter programs (build/chapters/) and tools (build/tools/)"
+	@echo "  make test         build, run the suite; prints failures and 'N passed, N failed[, N skipped]'"
+	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax)"
+	@echo "  make run          every chapter program in turn"
+	@echo "  make run-NAME     one chapter program, NAME one of: $(CHAPTER_NAMES)"
+	@echo "  make figures      the example figures of tools/figures/README.md into BUILD/figures/"
+	@echo "  make test-serial  the suite from a build without OpenMP (build-serial/)"
+	@echo "  make asan         the suite under AddressSanitizer + UBSan (build-asan/)"
+	@echo "  make fuzz         each libFuzzer target for FUZZ_SECONDS (clang, build-fuzz/)"
+	@echo "  make bench        kernels against OpenBLAS, models against PyTorch (build/bench/)"
+	@echo "  make data         download the book's data sets into data/ (checks SHA-1)"
+	@echo "  make clean        remove every build folder"
+	@echo "switches (NAME=value on the command line; current value in brackets):"
+	@echo "  -jN               parallel jobs, the caller's choice (default 1)"
+	@echo "  OMP=0|1           OpenMP [$(OMP)]"
+	@echo "  NATIVE=0|1        -march=native; 0 builds portable code [$(NATIVE)]"
+	@echo "  BUILD=DIR         build folder [$(BUILD)]"
+	@echo "  CXX, CXXFLAGS     compiler and flags [$(CXX)]"
+	@echo "  ARGS=...          options for run and run-NAME, e.g. ARGS=--quick"
+	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
+	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/obj/chapters/*.d $(BUILD)/obj/tools/*/*.d $(BUILD)/obj/tests/fuzz/*.d)
