@@ -44,9 +44,10 @@ BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/benc
 
 # Default: the library, every chapter program and every command-line tool.
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
-chapters: $(CHAPTERS)
-tools: $(CLI_TOOLS)
+chapters: $(CHAPTERS)  # the chapter programs only
+tools: $(CLI_TOOLS)    # the programs of tools/cli/ only
 
+# Objects mirror the source tree under $(BUILD)/obj/; programs link the one library.
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
@@ -126,8 +127,10 @@ run: $(CHAPTERS)
 	@for c in $(CHAPTERS); do echo "== $$c"; $$c $(ARGS) || exit 1; done
 
 # One chapter program: make run-transformer, make run-transformer ARGS="--quick".
-run-%: $(BUILD)/chapters/%
+$(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
 	$< $(ARGS)
+run-%:
+	@echo "no chapter '$*'; make run-NAME takes one of: $(CHAPTER_NAMES)" >&2; exit 2
 
 # The example figures of tools/figures/README.md, written to $(BUILD)/figures/.
 figures: $(BUILD)/tools/example_figures
@@ -137,9 +140,11 @@ figures: $(BUILD)/tools/example_figures
 data:
 	bash tools/scripts/get_data.sh
 
+# Every build folder the targets above write (out/ and data/ are kept).
 clean:
 	rm -rf build build-serial build-asan build-fuzz
 
+# The targets and switches, with the switches' current values.
 help:
 	@echo "targets:"
 	@echo "  make              the library, chapter programs (build/chapters/) and tools (build/tools/)"

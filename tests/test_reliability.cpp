@@ -510,8 +510,8 @@ BOOST_AUTO_TEST_CASE(absurd_options_are_refused_before_any_work) {
 // ============================================================================ fuzz findings
 // Inputs the fuzz targets (or their seeds) turned up, each kept as a case.
 
-// A form feed alone on a line: the heatmap tool reads a 1 x 0 matrix (its blank-line test
-// knows only ' ' and '\t') and must still end in an error, never a crash.
+// A form feed alone on a line is a blank line (tools/figures/heatmap_text.cpp), so this input
+// holds no matrix: the tool must end in an error, never a crash.
 BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");
@@ -523,8 +523,8 @@ BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
   BOOST_CHECK(read_file(tmp.path / "e").rfind("error: ", 0) == 0);
 }
 
-// Regression: 50,000 nested '[' overflowed the stack of the recursive list parser
-// (tools/figures/heatmap_text.cpp, Nested::list: SEGV, rc 139). The depth is now capped at 4.
+// Deeply nested '[' would overflow the stack of the recursive list parser
+// (tools/figures/heatmap_text.cpp, Nested::list), so the depth is capped at 4: an error.
 BOOST_AUTO_TEST_CASE(heatmap_deep_nesting_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");

@@ -393,7 +393,7 @@ boost::test_tools::assertion_result shared_snli_present(boost::unit_test::test_u
   const std::string dir = kSharedSnli;
   boost::test_tools::assertion_result present =
       fs::exists(dir + "/validation.tsv") && fs::exists(dir + "/test.tsv");
-  present.message() << "skipped: " << dir << "/{validation,test}.tsv not found";
+  present.message() << dir << "/{validation,test}.tsv not found";
   return present;
 }
 

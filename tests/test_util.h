@@ -142,7 +142,7 @@ inline boost::test_tools::assertion_result openmp_build(boost::unit_test::test_u
   return true;
 #else
   boost::test_tools::assertion_result r(false);
-  r.message() << "skipped: a serial build (OMP=0) has one thread, nothing to compare";
+  r.message() << "a serial build (OMP=0) runs one thread: nothing to compare";
   return r;
 #endif
 }
@@ -150,7 +150,7 @@ inline boost::test_tools::assertion_result openmp_build(boost::unit_test::test_u
 inline boost::test_tools::assertion_result file_present(const std::string& path) {
   if (std::ifstream(path)) return true;
   boost::test_tools::assertion_result r(false);
-  r.message() << "skipped: " << path << " not found";
+  r.message() << path << " not found";
   return r;
 }
 

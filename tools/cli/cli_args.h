@@ -1,16 +1,24 @@
 // tools/cli/cli_args.h — command-line options for the chapter programs, and the pieces
 // every chapter's main shares (banner, saved-file lines, error handling).
 //
-// Every chapter program runs with no arguments and prints what the book prints; options
-// only change sizes, seeds, threads and where figures go. Each program declares its options with a default, a help line and, for numbers, an
-// allowed range; parse_or_exit() then reads argv:
+// Every chapter program runs with no arguments and prints what the book prints; its options
+// change the settings (epochs, data, seed, threads, where figures go) or switch on the
+// corrected variant of a quirk of the book's code (--mask-pad, --pe-offset). Every chapter's
+// main has one shape:
 //
-//   d2l::CliArgs args("nadaraya_watson", "10.2 Nadaraya-Watson kernel regression ...");
-//   args.add_int("epochs", 5, "training epochs", 0);            // --epochs N, N >= 0
-//   d2l::add_chapter_options(args, "out/nadaraya_watson", 0);   // --seed --threads --out
-//   args.parse_or_exit(argc, argv);
-//   const std::string out = d2l::apply_chapter_options(args);  // seeds, threads, mkdir
-//   const int64_t epochs = args.get_int("epochs");
+//   int main(int argc, char** argv) {
+//     CliArgs args("nadaraya_watson", "10.2 Attention Pooling: Nadaraya-Watson ... (sec_nadaraya-watson).");
+//     args.add_int("epochs", 5, "training epochs (the book: 5)", 1, 100000);  // N in [1, 100000]
+//     add_chapter_options(args, "out/nadaraya_watson");                       // --seed --threads --out
+//     args.parse_or_exit(argc, argv);
+//     return run_reporting_errors([&] {
+//       const std::string out = apply_chapter_options(args);                 // seed, threads, mkdir
+//       print_banner("平均汇聚 / Average Pooling");
+//       ... the section's code, args.get_int("epochs") ...
+//       print_saved(path);                                                   // after each file
+//       return 0;
+//     });
+//   }
 //
 // Options are written `--name value` or `--name=value`; flags (add_flag) take no value.
 // --help prints the usage and exits 0; an unknown option, a missing or malformed value, or
