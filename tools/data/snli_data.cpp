@@ -20,6 +20,18 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kOp = "read_snli";
+
+// How a file spells the book's labels 0 entailment, 1 contradiction, 2 neutral, and a row
+// without an annotator majority.
+struct LabelSpelling {
+  const char* names[3];
+  const char* no_majority;
+  const char* expected;  // for the error message
+};
+constexpr LabelSpelling kOfficialLabels{
+    {"entailment", "contradiction", "neutral"}, "-", "entailment, contradiction, neutral or -"};
+constexpr LabelSpelling kExportLabels{
+    {"0", "2", "1"}, "-1", "0 (entailment), 1 (neutral), 2 (contradiction) or -1"};
 constexpr const char* kHint = "run `make data` for SNLI 1.0, or pass --data DIR";
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
@@ -235,32 +247,16 @@ SNLIData read_snli(const std::string& path_or_dir, bool is_train) {
     check(row.size() == header.size(), kOp, file, ":", lineno, ": expected ", header.size(),
           " tab-separated columns as in the header, got ", row.size());
     const std::string& label = row[static_cast<size_t>(c_label)];
+    // The official file names the label (label_set = {'entailment': 0, 'contradiction': 1,
+    // 'neutral': 2}); the export numbers 0 entailment, 1 neutral, 2 contradiction, so 1 and 2
+    // swap to give the book's numbering. '-' (the export's -1) means the five annotators had
+    // no majority, and the book drops such rows.
+    const LabelSpelling& spelling = official ? kOfficialLabels : kExportLabels;
     int64_t y = -1;
-    if (official) {
-      // label_set = {'entailment': 0, 'contradiction': 1, 'neutral': 2}; '-' means the
-      // five annotators had no majority, and the book drops such rows.
-      if (label == "entailment")
-        y = 0;
-      else if (label == "contradiction")
-        y = 1;
-      else if (label == "neutral")
-        y = 2;
-      else
-        check(label == "-", kOp, file, ":", lineno, ": unknown gold_label '", label,
-              "', expected entailment, contradiction, neutral or -");
-    } else {
-      // The export numbers 0 entailment, 1 neutral, 2 contradiction: swap 1 and 2 to get
-      // the book's numbering. -1 is how the export writes the official '-'.
-      if (label == "0")
-        y = 0;
-      else if (label == "1")
-        y = 2;
-      else if (label == "2")
-        y = 1;
-      else
-        check(label == "-1", kOp, file, ":", lineno, ": unknown label '", label,
-              "', expected 0 (entailment), 1 (neutral), 2 (contradiction) or -1");
-    }
+    for (int64_t k = 0; k < 3; ++k)
+      if (label == spelling.names[k]) y = k;
+    check(y >= 0 || label == spelling.no_majority, kOp, file, ":", lineno, ": unknown ",
+          official ? "gold_label" : "label", " '", label, "', expected ", spelling.expected);
     if (y < 0) {
       ++dropped;
       continue;
