@@ -33,7 +33,7 @@
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
 #include "tests/test_util.h"
-#include "tools/vocab.h"
+#include "tools/data/vocab.h"
 
 using d2l_test::build_dir;
 using d2l_test::CheckNumerics;
