@@ -3,6 +3,7 @@
 #   make bench      kernels vs OpenBLAS, PyTorch comparisons        make run         every chapter program
 #   make test-serial the suite from a build without OpenMP          make clean
 #   make asan       the suite under ASan+UBSan (build-asan/)         make fuzz        libFuzzer targets
+#   make nli-set    regenerates chapters/data/snli-small/ (tools/nli_set.cpp)
 SHELL    := /bin/bash
 CXX      ?= g++
 OMP      ?= 1
@@ -40,7 +41,7 @@ BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/benc
 
 # Keep chapter and tool objects (make would delete them as intermediates).
 .SECONDARY:
-.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run clean format data
+.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run clean format data nli-set
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
 chapters: $(CHAPTERS)
 tools: $(CLI_TOOLS)
@@ -113,6 +114,9 @@ run: $(CHAPTERS)
 
 data:
 	bash tools/get_data.sh
+
+nli-set: $(BUILD)/tools/nli_set
+	$(BUILD)/tools/nli_set --out chapters/data/snli-small
 
 format:
 	clang-format -i $(wildcard core/*.h core/*.cpp core/kernels/* layers/* chapters/*.cpp tools/*.h tools/*.cpp tests/*.cpp)
