@@ -40,7 +40,7 @@ BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/benc
 
 # Keep chapter and tool objects (make would delete them as intermediates).
 .SECONDARY:
-.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run figures data clean help
+.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run figures data nli-set clean help
 
 # Default: the library, every chapter program and every command-line tool.
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
@@ -140,6 +140,11 @@ figures: $(BUILD)/tools/example_figures
 data:
 	bash tools/scripts/get_data.sh
 
+# Regenerates the bundled NLI set chapters/data/snli-small/ (tools/data/nli_set.cpp); the
+# suite checks that the committed files are this program's output.
+nli-set: $(BUILD)/tools/nli_set
+	$< --out chapters/data/snli-small
+
 # Every build folder the targets above write (out/ and data/ are kept).
 clean:
 	rm -rf build build-serial build-asan build-fuzz
@@ -158,6 +163,7 @@ help:
 	@echo "  make fuzz         each libFuzzer target for FUZZ_SECONDS (clang, build-fuzz/)"
 	@echo "  make bench        kernels against OpenBLAS, models against PyTorch (build/bench/)"
 	@echo "  make data         download the book's data sets into data/ (checks SHA-1)"
+	@echo "  make nli-set      regenerate the bundled NLI set chapters/data/snli-small/"
 	@echo "  make clean        remove every build folder"
 	@echo "switches (NAME=value on the command line; current value in brackets):"
 	@echo "  -jN               parallel jobs, the caller's choice (default 1)"

@@ -54,7 +54,7 @@ const std::vector<Chapter> kChapters = {
      {"((4, 7, 10), 3, (4, 7, 16), 2, (4, 16))", "tokens/sec on cpu", "i'm home . => "}},
     {"natural_language_inference_attention", "--quick --premise 'a man is sleeping .' --hypothesis 'a man is awake .'",
      {"train_ch13.png", "alignment.png", "alignment_cli.png"},
-     {"read 540 examples", "examples/sec on cpu", "predict_snli(['he', 'is', 'good', '.'], ['he', 'is', 'bad', '.']): "}},
+     {"read 1024 examples", "embedding from chapters/data/snli-small/vectors.txt", "examples/sec on cpu", "predict_snli(['he', 'is', 'good', '.'], ['he', 'is', 'bad', '.']): "}},
     {"transformer", "--quick --translate 'i am cold .'",
      {"loss.png", "encoder_self_attention.png", "decoder_self_attention.png", "decoder_encoder_attention.png"},
      {"[-1.0000, -1.0000]", "(2, 100, 24)", "tokens/sec on cpu", "i'm home . => ", "(2, 4, 10, 10)"}},

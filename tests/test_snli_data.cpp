@@ -1,8 +1,9 @@
-// tests/test_snli_data.cpp — tools/snli_data and tools/glove: the SNLI readers of 15.4
+// tests/test_snli_data.cpp — tools/data/snli_data, tools/data/glove and tools/data/nli_set: the SNLI readers of 15.4
 // (sec_natural-language-inference-and-dataset) and the book's TokenEmbedding (sec_synonyms).
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "core/random.h"
 #include "tests/test_util.h"
 #include "tools/data/glove.h"
+#include "tools/data/nli_set.h"
 #include "tools/data/snli_data.h"
 
 using d2l_test::message_has;
@@ -358,6 +360,12 @@ BOOST_AUTO_TEST_CASE(resolve_snli_data_order) {
   empty.write("chapters/data/snli-small/test.tsv", export_snippet());
   BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).description.find("bundled") !=
              std::string::npos);
+  // The bundled set's word vectors go with it when they are there, and only with it.
+  BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).embeddings.empty());
+  empty.write("chapters/data/snli-small/vectors.txt", "a 1 2\n");
+  BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).embeddings ==
+             (empty.path / "chapters/data/snli-small/vectors.txt").lexically_normal().string());
+  BOOST_TEST(d2l::resolve_snli_data((empty.path / "chapters/data/snli-small").string()).embeddings.empty());
   fs::create_directories(empty.path / "data/snli_1.0");
   empty.write("data/snli_1.0/snli_1.0_train.txt", official_snippet());
   empty.write("data/snli_1.0/snli_1.0_test.txt", official_snippet());
@@ -365,26 +373,74 @@ BOOST_AUTO_TEST_CASE(resolve_snli_data_order) {
              (empty.path / "data/snli_1.0/snli_1.0_train.txt").string());
 }
 
+// The bundled set as the chapters read it. The generator's rules are checked on its output
+// here; that the files are its output is checked below.
 BOOST_AUTO_TEST_CASE(bundled_set_is_balanced_and_covers_the_example) {
   const std::string dir = "chapters/data/snli-small";
   SNLIData train, test;
   BOOST_REQUIRE_NO_THROW(train = d2l::read_snli(dir + "/train.tsv", true));
   BOOST_REQUIRE_NO_THROW(test = d2l::read_snli(dir + "/test.tsv", false));
-  BOOST_TEST(train.labels.size() == 540u);
-  BOOST_TEST(test.labels.size() == 150u);
+  BOOST_TEST(train.labels.size() == 6000u);
+  BOOST_TEST(test.labels.size() == 450u);
   for (int64_t y = 0; y < 3; ++y) {
-    BOOST_TEST(std::count(train.labels.begin(), train.labels.end(), y) == 180);
-    BOOST_TEST(std::count(test.labels.begin(), test.labels.end(), y) == 50);
+    BOOST_TEST(std::count(train.labels.begin(), train.labels.end(), y) == 2000);
+    BOOST_TEST(std::count(test.labels.begin(), test.labels.end(), y) == 150);
   }
   std::set<std::pair<std::string, std::string>> pairs;
   for (size_t i = 0; i < train.labels.size(); ++i)
     pairs.emplace(train.premises[i], train.hypotheses[i]);
+  BOOST_TEST(pairs.size() == train.labels.size());  // no pair twice
   for (size_t i = 0; i < test.labels.size(); ++i)
-    BOOST_TEST(pairs.count({test.premises[i], test.hypotheses[i]}) ==
-               0u);  // no pair in both splits
+    BOOST_TEST(pairs.count({test.premises[i], test.hypotheses[i]}) == 0u);  // nor in both splits
+  BOOST_TEST(pairs.count({"he is good .", "he is bad ."}) == 0u);  // the book's example is new
   std::unique_ptr<d2l::SNLIDataset> ds;
   captured([&] { ds = std::make_unique<d2l::SNLIDataset>(train, 50); });
   for (const char* w : {"he", "is", "good", "bad", "."}) BOOST_TEST(ds->vocab[w] != 0, w);
+  // Every token of both splits has a 100-d vector; <pad> and <unk> have none, so they start
+  // at zero as GloVe leaves them.
+  const d2l::TokenEmbedding vectors(dir + "/vectors.txt");
+  BOOST_TEST(vectors.dim() == 100);
+  for (const SNLIData* d : {&train, &test})
+    for (const auto& lines : {d->premises, d->hypotheses})
+      for (const auto& tokens : d2l::tokenize_words(lines))
+        for (const std::string& t : tokens) BOOST_TEST(vectors.token_to_idx.count(t) == 1u, t);
+  BOOST_TEST(vectors.token_to_idx.count("<pad>") == 0u);
+  // Same word class, cosine about 1/2; different classes, about 0.
+  const auto cosine = [&](const std::string& a, const std::string& b) {
+    const std::vector<float> v = vectors.lookup({a, b});
+    double ab = 0, aa = 0, bb = 0;
+    for (int k = 0; k < 100; ++k) ab += v[k] * v[100 + k], aa += v[k] * v[k], bb += v[100 + k] * v[100 + k];
+    return ab / std::sqrt(aa * bb);
+  };
+  BOOST_TEST(cosine("good", "bad") > 0.3);
+  BOOST_TEST(std::abs(cosine("good", "he")) < 0.3);
+}
+
+// The committed files are the generator's output for its default options, byte for byte,
+// and the generator is deterministic.
+BOOST_AUTO_TEST_CASE(bundled_set_is_the_generators_output) {
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+  };
+  const d2l::NliSetFiles files = d2l::generate_nli_set();
+  const std::string dir = "chapters/data/snli-small/";
+  BOOST_TEST((files.train_tsv == read(dir + "train.tsv")), "train.tsv differs: run `make nli-set`");
+  BOOST_TEST((files.test_tsv == read(dir + "test.tsv")), "test.tsv differs: run `make nli-set`");
+  BOOST_TEST((files.vectors_txt == read(dir + "vectors.txt")), "vectors.txt differs: run `make nli-set`");
+  // Other options give other files, each split balanced.
+  d2l::NliSetOptions small;
+  small.train_per_label = 4, small.test_per_label = 2, small.seed = 7;
+  const d2l::NliSetFiles a = d2l::generate_nli_set(small), b = d2l::generate_nli_set(small);
+  BOOST_TEST((a.train_tsv == b.train_tsv && a.test_tsv == b.test_tsv && a.vectors_txt == b.vectors_txt));
+  BOOST_TEST(std::count(a.train_tsv.begin(), a.train_tsv.end(), '\n') == 13);  // header + 12
+  BOOST_TEST(std::count(a.test_tsv.begin(), a.test_tsv.end(), '\n') == 7);
+  BOOST_TEST(a.train_tsv != files.train_tsv.substr(0, a.train_tsv.size()));
+  small.test_per_label = 0;
+  BOOST_CHECK_EXCEPTION(d2l::generate_nli_set(small), std::invalid_argument,
+                        message_has({"[generate_nli_set]", "positive"}));
 }
 
 // The shared export (read-only, never copied into the repo): skipped when absent.

@@ -368,7 +368,7 @@ SNLISource resolve_snli_data(const std::string& cli_dir, const std::string& root
     if (name == "validation.tsv")
       d += " (the SNLI dev split: the 550k-pair train split is not available offline)";
     return SNLISource{train.string(), test.string(),
-                      d + ", testing on " + test.filename().string()};
+                      d + ", testing on " + test.filename().string(), ""};
   };
   std::error_code ec;
   if (!cli_dir.empty()) {
@@ -386,8 +386,11 @@ SNLISource resolve_snli_data(const std::string& cli_dir, const std::string& root
   check(is_file(bundled / "train.tsv") && is_file(bundled / "test.tsv"), "resolve_snli_data",
         "no SNLI data: neither ", downloaded.string(), " nor ", bundled.string(),
         " found. HINT: ", kHint);
-  return from_dir(bundled,
-                  "the small set bundled with the repo; `make data` or --data DIR for SNLI");
+  SNLISource source =
+      from_dir(bundled, "the small set bundled with the repo; `make data` or --data DIR for SNLI");
+  if (is_file(bundled / "vectors.txt"))
+    source.embeddings = (bundled / "vectors.txt").lexically_normal().string();
+  return source;
 }
 
 SNLILoaders load_data_snli(int64_t batch_size, int64_t num_steps, const SNLISource& source,
