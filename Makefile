@@ -1,10 +1,7 @@
-# d2l-attention-cpp: one GNU Makefile, direct compiler calls (see README.md).
-#   make            optimised library, chapter programs, tools      make test        Boost.Test suite
-#   make bench      kernels vs OpenBLAS, PyTorch comparisons        make run         every chapter program
-#   make test-serial the suite from a build without OpenMP          make clean
-#   make asan       the suite under ASan+UBSan (build-asan/)         make fuzz        libFuzzer targets
-#   FAST=0          any of the above on the reference tier (plain loops, core/reference/), in
-#                   build-ref/ (build-ref-asan/ for asan); the default FAST=1 is core/fast/
+# d2l-attention-cpp: one GNU Makefile calling the compiler directly. `make help` lists the
+# targets and the switches; README.md explains the layout.
+# FAST=0 builds the reference tier (plain loops, core/reference/) into build-ref/; the default
+# FAST=1 is the fast tier (core/fast/) in build/.
 SHELL    := /bin/bash
 CXX      ?= g++
 OMP      ?= 1
@@ -18,10 +15,7 @@ endif
 CXXFLAGS ?= -O3 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -MMD -MP -I.
 LDLIBS   += -lstb
-# Build with every core unless the caller chose (-j1 for a readable log).
-ifeq (,$(filter -j%,$(MAKEFLAGS)))
-  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
-endif
+# Parallel builds are the caller's choice: `make -j2` (no -j: one job at a time).
 
 ifeq ($(NATIVE),1)
   CXXFLAGS += -march=native
@@ -40,29 +34,38 @@ $(BUILD)/obj/core/kernels.o: CXXFLAGS += -DD2L_FAST=$(FAST)
 ifeq ($(OMP),1)
   CXXFLAGS += -fopenmp
   LDFLAGS  += -fopenmp
-  $(info [make] $(TIER); OpenMP on (OMP=0 for a serial build), NATIVE=$(NATIVE), BUILD=$(BUILD))
+  $(info [make] $(TIER); OpenMP on (OMP=0 for a serial build), NATIVE=$(NATIVE), BUILD=$(BUILD), jobs from -j (default 1))
 else
   CXXFLAGS += -Wno-unknown-pragmas
-  $(info [make] $(TIER); OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD))
+  $(info [make] $(TIER); OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD), jobs from -j (default 1))
 endif
 
-LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp tools/*.cpp)
+# A file under tools/cli/ that defines main() is a program (build/tools/<name>); every other
+# .cpp under core/, layers/ and tools/ (benchmarks aside) goes into the library.
+CLI_MAIN  := $(shell grep -l '^int main' tools/cli/*.cpp)
+TOOLS_SRC := $(wildcard tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
+LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN),$(TOOLS_SRC))
 LIB_OBJ   := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/libd2l.a
-CHAPTERS  := $(patsubst chapters/%.cpp,$(BUILD)/chapters/%,$(wildcard chapters/*.cpp))
-CLI_TOOLS := $(patsubst tools/cli/%.cpp,$(BUILD)/tools/%,$(wildcard tools/cli/*.cpp))
+CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))
+CHAPTERS  := $(CHAPTER_NAMES:%=$(BUILD)/chapters/%)
+CLI_TOOLS := $(patsubst tools/cli/%.cpp,$(BUILD)/tools/%,$(CLI_MAIN))
 TEST_SRC  := $(wildcard tests/*.cpp)
 TEST_OBJ  := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
 TEST_BIN  := $(BUILD)/tests/run_tests
+TEST_LOG  := $(BUILD)/test.log
 BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/bench/*.cpp))
 
 # Keep chapter and tool objects (make would delete them as intermediates).
 .SECONDARY:
-.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run clean format data
-all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
-chapters: $(CHAPTERS)
-tools: $(CLI_TOOLS)
+.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run figures data nli-set clean help
 
+# Default: the library, every chapter program and every command-line tool.
+all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
+chapters: $(CHAPTERS)  # the chapter programs only
+tools: $(CLI_TOOLS)    # the programs of tools/cli/ only
+
+# Objects mirror the source tree under $(BUILD)/obj/; programs link the one library.
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
@@ -86,10 +89,21 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lboost_unit_test_framework
 
-# The suite runs the chapter programs and the heatmap tool, so build them first.
+# The suite (it runs the chapter programs and the heatmap tool, so they are built first).
+# The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
+# closing "N passed, N failed[, N skipped]" line.
+TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
 test: all $(TEST_BIN)
-	D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) 2>&1 | tee $(BUILD)/test.log | grep -vE '^(Entering|Leaving) test case' ; exit $${PIPESTATUS[0]}
+	@echo "[make] running $(TEST_BIN)$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
+	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) \
+	    >$(TEST_LOG) 2>&1; rc=$$?; \
+	  grep -E '$(TEST_SHOWN)' $(TEST_LOG); \
+	  if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' $(TEST_LOG); then \
+	    echo "run_tests ended without its summary line (exit status $$rc); the end of $(TEST_LOG):"; \
+	    tail -n 20 $(TEST_LOG); fi; \
+	  if [ $$rc -ne 0 ]; then echo "[make] details in $(TEST_LOG)"; fi; exit $$rc
 
+# The suite from a build without OpenMP (BUILD-serial/); thread-count tests report skipped.
 test-serial:
 	$(MAKE) OMP=0 BUILD=$(BUILD)-serial test OMP_NUM_THREADS=1
 
@@ -100,8 +114,8 @@ asan:
 	CXXFLAGS="$(SAN) -O1 -g" LDFLAGS="$(SAN)" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=$(BUILD)-asan test
 
-# libFuzzer targets tests/fuzz/fuzz_*.cpp (clang: tools/install_deps.sh --fuzz), each run for
-# FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/.
+# libFuzzer targets tests/fuzz/fuzz_*.cpp (clang: tools/scripts/install_deps.sh --fuzz), each
+# run for FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/.
 FUZZ_SECONDS ?= 10
 FUZZ_NAMES   := $(patsubst tests/fuzz/%.cpp,%,$(wildcard tests/fuzz/fuzz_*.cpp))
 fuzz:
@@ -126,16 +140,58 @@ $(BUILD)/bench/%: $(BUILD)/obj/tools/bench/%.o $(LIB)
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "# $$b"; $$b || exit 1; done
 
+# Every chapter program in turn (ARGS go to each, e.g. ARGS=--quick).
 run: $(CHAPTERS)
-	@for c in $(CHAPTERS); do echo "== $$c"; $$c || exit 1; done
+	@for c in $(CHAPTERS); do echo "== $$c"; $$c $(ARGS) || exit 1; done
 
+# One chapter program: make run-transformer, make run-transformer ARGS="--quick".
+$(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
+	$< $(ARGS)
+run-%:
+	@echo "no chapter '$*'; make run-NAME takes one of: $(CHAPTER_NAMES)" >&2; exit 2
+
+# The example figures of tools/figures/README.md, written to $(BUILD)/figures/.
+figures: $(BUILD)/tools/example_figures
+	$< --out $(BUILD)/figures
+
+# The book's data archives (fra-eng, SNLI, GloVe) into data/, each checked by its SHA-1.
 data:
-	bash tools/get_data.sh
+	bash tools/scripts/get_data.sh
 
-format:
-	clang-format -i $(wildcard core/*.h core/*.cpp core/fast/* core/reference/* layers/* chapters/*.cpp tools/*.h tools/*.cpp tests/*.cpp)
+# Regenerates the bundled NLI set chapters/data/snli-small/ (tools/data/nli_set.cpp); the
+# suite checks that the committed files are this program's output.
+nli-set: $(BUILD)/tools/nli_set
+	$< --out chapters/data/snli-small
 
+# Every build folder the targets above write (out/ and data/ are kept).
 clean:
 	rm -rf build build-serial build-asan build-fuzz build-ref build-ref-serial build-ref-asan
+
+# The targets and switches, with the switches' current values.
+help:
+	@echo "targets:"
+	@echo "  make              the library, chapter programs (build/chapters/) and tools (build/tools/)"
+	@echo "  make test         build, run the suite; prints failures and 'N passed, N failed[, N skipped]'"
+	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax)"
+	@echo "  make run          every chapter program in turn"
+	@echo "  make run-NAME     one chapter program, NAME one of: $(CHAPTER_NAMES)"
+	@echo "  make figures      the example figures of tools/figures/README.md into BUILD/figures/"
+	@echo "  make test-serial  the suite from a build without OpenMP (BUILD-serial/)"
+	@echo "  make asan         the suite under AddressSanitizer + UBSan (BUILD-asan/)"
+	@echo "  make fuzz         each libFuzzer target for FUZZ_SECONDS (clang, build-fuzz/)"
+	@echo "  make bench        kernels against OpenBLAS, models against PyTorch (build/bench/)"
+	@echo "  make data         download the book's data sets into data/ (checks SHA-1)"
+	@echo "  make nli-set      regenerate the bundled NLI set chapters/data/snli-small/"
+	@echo "  make clean        remove every build folder"
+	@echo "switches (NAME=value on the command line; current value in brackets):"
+	@echo "  -jN               parallel jobs, the caller's choice (default 1)"
+	@echo "  OMP=0|1           OpenMP [$(OMP)]"
+	@echo "  NATIVE=0|1        -march=native; 0 builds portable code [$(NATIVE)]"
+	@echo "  BUILD=DIR         build folder [$(BUILD)]"
+	@echo "  FAST=0|1          kernel tier: 1 core/fast/ (build/), 0 core/reference/ (build-ref/) [$(FAST)]"
+	@echo "  CXX, CXXFLAGS     compiler and flags [$(CXX)]"
+	@echo "  ARGS=...          options for run and run-NAME, e.g. ARGS=--quick"
+	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
+	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/obj/chapters/*.d $(BUILD)/obj/tools/*/*.d $(BUILD)/obj/tests/fuzz/*.d)

@@ -21,25 +21,23 @@
 // Run time: about a minute for 250 epochs on 2 cores (--quick: 10 epochs, a few seconds).
 #include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <string>
 #include <vector>
 
 #include "core/ops.h"
 #include "layers/bahdanau_attention.h"
 #include "layers/seq2seq.h"
-#include "tools/bleu.h"
-#include "tools/cli_args.h"
-#include "tools/figures.h"
-#include "tools/nmt_data.h"
-#include "tools/text.h"
-#include "tools/train_seq2seq.h"
+#include "tools/cli/cli_args.h"
+#include "tools/cli/seq2seq_options.h"
+#include "tools/data/bleu.h"
+#include "tools/data/nmt_data.h"
+#include "tools/data/text.h"
+#include "tools/figures/figures.h"
+#include "tools/train/train_seq2seq.h"
 
 using namespace d2l;
 
 namespace {
-
-void banner(const char* title) { std::printf("\n== %s\n", title); }
 
 int64_t count_words(const std::string& s) {
   int64_t n = 0;
@@ -57,83 +55,69 @@ void draw_attention(const std::vector<Tensor>& steps, const std::string& sentenc
   const Tensor attention_weights = reshape(concat(rows, 0), {1, 1, -1, num_steps});
   const int64_t keys = std::min(count_words(sentence) + 1, num_steps);
   show_heatmaps(slice(attention_weights, 3, 0, keys), "Key positions", "Query positions", {}, path);
-  std::printf("saved %s\n", path.c_str());
-}
-
-int run(int argc, char** argv) {
-  CliArgs args("bahdanau_attention", "10.4 Bahdanau attention: a GRU encoder-decoder with additive attention, "
-                                     "trained on English-French pairs");
-  args.add_int("epochs", 250, "training epochs (the book: 250)", 1, 100000);
-  args.add_string("data", "", "fra.txt to read (default: data/fra-eng/fra.txt, else the bundled corpus)");
-  args.add_string("save", "", "write the trained parameters to FILE");
-  args.add_string("load", "", "read parameters from FILE instead of training");
-  args.add_string("translate", "", "also translate this English sentence and draw its attention");
-  args.add_flag("quick", "10 epochs (a smoke test)");
-  add_chapter_options(args, "out/bahdanau_attention", 0);
-  args.parse_or_exit(argc, argv);
-  const std::string out = apply_chapter_options(args);
-
-  // The book's hyper-parameters.
-  const int64_t embed_size = 32, num_hiddens = 32, num_layers = 2;
-  const float dropout = 0.1f;
-  const int64_t batch_size = 64, num_steps = 10;
-  const float lr = 0.005f;
-  const int64_t num_epochs = args.get_flag("quick") ? 10 : args.get_int("epochs");
-
-  banner("10.4.2 定义注意力解码器 / Defining the Decoder with Attention");
-  {
-    Seq2SeqEncoder encoder(10, 8, 16, 2);
-    encoder.eval();
-    Seq2SeqAttentionDecoder decoder(10, 8, 16, 2);
-    decoder.eval();
-    const Tensor X = zeros({4, 7});  // (batch_size, num_steps)
-    const DecoderState state0 = decoder.init_state(encoder(X), Tensor());
-    auto [output, state] = decoder(X, state0);
-    // output.shape, len(state), state[0].shape, len(state[1]), state[1][0].shape
-    std::printf("(%s, %zu, %s, %lld, %s)\n", shape_str(output.shape()).c_str(), state.size(),
-                shape_str(state[0].shape()).c_str(), static_cast<long long>(state[1].size(0)),
-                shape_str(select(state[1], 0, 0).shape()).c_str());
-  }
-
-  banner("10.4.3 训练 / Training");
-  const DataSource source = resolve_nmt_data(args.get_string("data"));
-  std::printf("using data: %s\n", source.description.c_str());
-  const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
-  const Vocab &src_vocab = data.src_vocab, &tgt_vocab = data.tgt_vocab;
-  Seq2SeqEncoder encoder(src_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
-  Seq2SeqAttentionDecoder decoder(tgt_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
-  EncoderDecoder net(encoder, decoder);
-  if (!args.get_string("load").empty()) {
-    net.load(args.get_string("load"));
-    std::printf("loaded %s (training skipped)\n", args.get_string("load").c_str());
-  } else {
-    train_seq2seq(net, data, lr, num_epochs, tgt_vocab, "cpu", {out + "/train_seq2seq.png"});
-  }
-  if (!args.get_string("save").empty()) {
-    net.save(args.get_string("save"));
-    std::printf("saved %s\n", args.get_string("save").c_str());
-  }
-
-  const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
-  const std::vector<std::string> fras{"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
-  std::vector<Tensor> dec_attention_weight_seq;
-  for (size_t i = 0; i < engs.size(); ++i) {
-    auto [translation, weights] = predict_seq2seq(net, engs[i], src_vocab, tgt_vocab, num_steps, "cpu", true);
-    std::printf("%s => %s, bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
-    dec_attention_weight_seq = weights;
-  }
-  draw_attention(dec_attention_weight_seq, engs.back(), num_steps, out + "/attention.png");
-
-  if (const std::string sentence = args.get_string("translate"); !sentence.empty()) {
-    auto [translation, weights] = predict_seq2seq(net, sentence, src_vocab, tgt_vocab, num_steps, "cpu", true);
-    std::printf("%s => %s\n", sentence.c_str(), translation.c_str());
-    draw_attention(weights, lower_utf8(sentence), num_steps, out + "/translate.png");
-  }
-  return 0;
+  print_saved(path);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run_reporting_errors([&] { return run(argc, argv); });
+  CliArgs args("bahdanau_attention", "10.4 Bahdanau Attention (sec_seq2seq_attention): a GRU encoder-decoder with "
+                                     "additive attention, trained on English-French pairs.");
+  const Seq2SeqOptions seq2seq(args, 250, 10);
+  add_chapter_options(args, "out/bahdanau_attention");
+  args.parse_or_exit(argc, argv);
+  return run_reporting_errors([&] {
+    const std::string out = apply_chapter_options(args);
+
+    // ------------------------------------------------------------------------------------
+    print_banner("10.4.2 定义注意力解码器 / Defining the Decoder with Attention");
+    {
+      Seq2SeqEncoder encoder(10, 8, 16, 2);
+      encoder.eval();
+      Seq2SeqAttentionDecoder decoder(10, 8, 16, 2);
+      decoder.eval();
+      const Tensor X = zeros({4, 7});  // (batch_size, num_steps)
+      const DecoderState state0 = decoder.init_state(encoder(X), Tensor());
+      auto [output, state] = decoder(X, state0);
+      // output.shape, len(state), state[0].shape, len(state[1]), state[1][0].shape
+      std::printf("(%s, %zu, %s, %lld, %s)\n", shape_str(output.shape()).c_str(), state.size(),
+                  shape_str(state[0].shape()).c_str(), static_cast<long long>(state[1].size(0)),
+                  shape_str(select(state[1], 0, 0).shape()).c_str());
+    }
+
+    // ------------------------------------------------------------------------------------
+    print_banner("10.4.3 训练 / Training");
+    // The book's hyper-parameters.
+    const int64_t embed_size = 32, num_hiddens = 32, num_layers = 2;
+    const float dropout = 0.1f;
+    const int64_t batch_size = 64, num_steps = 10;
+    const float lr = 0.005f;
+    const DataSource source = resolve_nmt_data(seq2seq.data());
+    std::printf("using data: %s\n", source.description.c_str());
+    const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
+    const Vocab &src_vocab = data.src_vocab, &tgt_vocab = data.tgt_vocab;
+    Seq2SeqEncoder encoder(src_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
+    Seq2SeqAttentionDecoder decoder(tgt_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
+    EncoderDecoder net(encoder, decoder);
+    seq2seq.train_or_load(net, [&](int64_t num_epochs) {
+      train_seq2seq(net, data, lr, num_epochs, tgt_vocab, "cpu", {out + "/train_seq2seq.png"});
+    });
+
+    const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
+    const std::vector<std::string> fras{"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
+    std::vector<Tensor> dec_attention_weight_seq;
+    for (size_t i = 0; i < engs.size(); ++i) {
+      auto [translation, weights] = predict_seq2seq(net, engs[i], src_vocab, tgt_vocab, num_steps, "cpu", true);
+      std::printf("%s => %s, bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+      dec_attention_weight_seq = weights;
+    }
+    draw_attention(dec_attention_weight_seq, engs.back(), num_steps, out + "/attention.png");
+
+    if (const std::string& sentence = seq2seq.translate(); !sentence.empty()) {
+      auto [translation, weights] = predict_seq2seq(net, sentence, src_vocab, tgt_vocab, num_steps, "cpu", true);
+      std::printf("%s => %s\n", sentence.c_str(), translation.c_str());
+      draw_attention(weights, lower_utf8(sentence), num_steps, out + "/translate.png");
+    }
+    return 0;
+  });
 }

@@ -18,8 +18,8 @@
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "layers/multihead_attention.h"
-#include "tools/cli_args.h"
-#include "tools/figures.h"
+#include "tools/cli/cli_args.h"
+#include "tools/figures/figures.h"
 
 using namespace d2l;
 

@@ -23,8 +23,8 @@
 #include "core/optim.h"
 #include "core/tensor.h"
 #include "layers/nadaraya_watson.h"
-#include "tools/cli_args.h"
-#include "tools/figures.h"
+#include "tools/cli/cli_args.h"
+#include "tools/figures/figures.h"
 
 using namespace d2l;
 

@@ -2,7 +2,7 @@
 // Language Inference: Using Attention (sec_natural-language-inference-attention).
 //
 // Trains the decomposable attention model (layers/natural_language_inference_attention.h) on
-// SNLI with the book's settings and its train_ch13 bookkeeping, then prints
+// SNLI with the book's settings and its train_ch13 (tools/train/train_ch13.h), then prints
 //   read N examples                                   (twice: training and test split)
 //   loss 0.xxx, train acc 0.xxx, test acc 0.xxx
 //   NNNN.N examples/sec on cpu
@@ -16,61 +16,35 @@
 // Data: --data DIR, else data/snli_1.0/ from `make data`, else the bundled
 // chapters/data/snli-small/; the program says which. With the shared export
 // (--data ../shared/data/snli) it trains on validation.tsv, tests on test.tsv.
-// The book starts the embedding from GloVe; here only with --embeddings FILE (GloVe text),
-// otherwise the embedding is trained from nn.Embedding's N(0, 1) init.
+// The book starts the embedding from GloVe; here with --embeddings FILE (GloVe text), or, on
+// the bundled set, from the word vectors that come with it (chapters/data/snli-small/
+// vectors.txt); otherwise the embedding is trained from nn.Embedding's N(0, 1) init.
 // Everything after "read N examples" depends on the random init and the shuffle, so the
 // numbers differ from the book's (which also trains on the 550k-pair split).
-// Run time: about a minute on 2 cores for the shared export's 9.8k pairs × 4 epochs.
+// Run time: about a minute on 2 cores for the shared export's 9.8k pairs × 4 epochs; the
+// bundled set's 6,000 pairs × 4 epochs take about 45 s of CPU time.
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <exception>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "core/autograd.h"
 #include "core/ops.h"
 #include "core/optim.h"
 #include "layers/natural_language_inference_attention.h"
-#include "tools/animator.h"
-#include "tools/cli_args.h"
-#include "tools/figures.h"
-#include "tools/glove.h"
-#include "tools/predict_snli.h"
-#include "tools/snli_data.h"
+#include "tools/cli/cli_args.h"
+#include "tools/data/glove.h"
+#include "tools/data/snli_data.h"
+#include "tools/figures/figures.h"
+#include "tools/train/ids_tensor.h"
+#include "tools/train/predict_snli.h"
+#include "tools/train/train_ch13.h"
 
 using namespace d2l;
 
 namespace {
-
-// Token or label ids as the float tensor the layers read, e.g. a batch's premises.
-Tensor ids(const std::vector<int64_t>& v, const Shape& shape) { return tensor(std::vector<float>(v.begin(), v.end()), shape); }
-
-// The book's d2l.accuracy: number of rows whose argmax equals the label.
-double accuracy(const Tensor& Y_hat, const std::vector<int64_t>& y) {
-  const Tensor pred = argmax(Y_hat, 1);
-  double correct = 0;
-  for (size_t i = 0; i < y.size(); ++i) correct += static_cast<int64_t>(pred.data()[i]) == y[i];
-  return correct;
-}
-
-// The book's evaluate_accuracy_gpu: eval mode, no graph, fraction correct over the split.
-double evaluate_accuracy(DecomposableAttention& net, SNLIDataLoader& data_iter) {
-  net.eval();
-  NoGrad no_grad;
-  double correct = 0, count = 0;
-  for (int64_t i = 0; i < data_iter.num_batches(); ++i) {
-    const SNLIBatch b = data_iter.batch(i);
-    correct += accuracy(net(ids(b.premises, {b.batch_size, b.num_steps}), ids(b.hypotheses, {b.batch_size, b.num_steps})),
-                        b.labels);
-    count += b.batch_size;
-  }
-  return correct / count;
-}
 
 std::vector<std::string> split_words(const std::string& s) {
   std::istringstream in(s);
@@ -104,135 +78,116 @@ void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std:
   opt.figsize = {std::max(3.5f, 2.0f * cell * n + 2.4f), std::max(2.5f, cell * m + 1.6f)};
   opt.fontsize = opt.tick_fontsize = std::max(m, n) > 12 ? 7.0f : 9.0f;
   show_heatmaps(concat({beta, alpha}, 1), opt, path);
-  std::cout << "saved " << path << "\n";
-}
-
-int run(int argc, char** argv) {
-  CliArgs args("natural_language_inference_attention",
-               "15.5 Natural Language Inference: Using Attention (decomposable attention on SNLI)");
-  args.add_int("epochs", 4, "training epochs (the book: 4)", 0, 100000);
-  args.add_int("batch-size", 256, "minibatch size (the book: 256)", 1, 1000000);
-  args.add_string("data", "", "SNLI directory (snli_1.0_*.txt, train/test.tsv or validation/test.tsv)");
-  args.add_string("embeddings", "", "GloVe text file (word v1 ... v100 per line) to start the embedding from");
-  args.add_flag("mask-pad", "mask <pad> in the soft alignment and the sums (the book does not)");
-  args.add_string("premise", "", "a premise to classify and draw, e.g. \"a man is sleeping .\"");
-  args.add_string("hypothesis", "", "its hypothesis (needs --premise)");
-  args.add_flag("quick", "1 epoch on at most 1024 training and 512 test pairs (CI)");
-  args.add_string("save", "", "write the trained parameters to this file");
-  args.add_string("load", "", "start from these parameters (same data and vocabulary); --epochs 0 to only predict");
-  add_chapter_options(args, "out/natural_language_inference_attention", 0);
-  args.parse_or_exit(argc, argv);
-  const std::string out = apply_chapter_options(args);
-  check(args.get_string("premise").empty() == args.get_string("hypothesis").empty(),
-        "natural_language_inference_attention", "--premise and --hypothesis go together");
-
-  // --- 读取数据集 / Reading the dataset ---------------------------------------------------------
-  const bool quick = args.get_flag("quick");
-  const int64_t batch_size = args.get_int("batch-size"), num_steps = 50;
-  const SNLISource source = resolve_snli_data(args.get_string("data"));
-  std::cout << "data: " << source.description << "\n";
-  SNLIData train_data = read_snli(source.train_path, true), test_data = read_snli(source.test_path, false);
-  if (quick) {  // the first pairs of each split, as the file orders them
-    auto cut = [](SNLIData& d, size_t n) {
-      n = std::min(n, d.labels.size());
-      d.premises.resize(n), d.hypotheses.resize(n), d.labels.resize(n);
-    };
-    cut(train_data, 1024), cut(test_data, 512);
-  }
-  // load_data_snli(batch_size, num_steps), split in two so --quick can shorten the splits.
-  auto train_set = std::make_shared<const SNLIDataset>(train_data, num_steps);
-  auto test_set = std::make_shared<const SNLIDataset>(test_data, num_steps, &train_set->vocab);
-  SNLIDataLoader train_iter(train_set, batch_size, true), test_iter(test_set, batch_size, false);
-  const Vocab& vocab = train_set->vocab;
-
-  // --- 创建模型 / Creating the model -----------------------------------------------------------
-  const int64_t embed_size = 100, num_hiddens = 200;
-  // The book: net = DecomposableAttention(vocab, embed_size, num_hiddens); the layer takes
-  // len(vocab) (and, for --mask-pad, the id of '<pad>').
-  DecomposableAttention net(vocab.size(), embed_size, num_hiddens, 100, 200, 400, args.get_flag("mask-pad"),
-                            vocab["<pad>"]);
-  std::cout << "vocab " << vocab.size() << ", " << net.num_parameters() << " parameters, <pad> "
-            << (net.mask_pad ? "masked (--mask-pad)" : "not masked (as the book)") << "\n";
-  if (!args.get_string("embeddings").empty()) {
-    const TokenEmbedding glove(args.get_string("embeddings"));
-    check(glove.dim() == embed_size, "natural_language_inference_attention", "--embeddings has ", glove.dim(),
-          "-d vectors, the model needs embed_size ", embed_size);
-    const std::vector<float> embeds = glove.lookup(vocab.idx_to_token());
-    std::copy(embeds.begin(), embeds.end(), net.embedding.weight.data());
-    int64_t found = 0;
-    for (const std::string& t : vocab.idx_to_token()) found += t != "<unk>" && glove.token_to_idx.count(t);
-    std::cout << "embedding from " << args.get_string("embeddings") << ": " << found << " of " << vocab.size()
-              << " tokens found, the rest start at zero\n";
-  } else {
-    std::cout << "embedding: default init N(0, 1), trained (no --embeddings)\n";
-  }
-  if (!args.get_string("load").empty()) {
-    net.load(args.get_string("load"));
-    std::cout << "loaded " << args.get_string("load") << "\n";
-  }
-
-  // --- 训练和评估模型 / Training and evaluating the model (the book's train_ch13) -----------------
-  const float lr = 0.001f;
-  const int64_t num_epochs = quick ? std::min<int64_t>(1, args.get_int("epochs")) : args.get_int("epochs");
-  Adam trainer(net.parameters(), lr);
-  if (num_epochs > 0) {
-    // The book's xlim=[1, num_epochs]; a single epoch needs [0, 1] to have a width at all.
-    const std::pair<float, float> xlim{num_epochs > 1 ? 1.0f : 0.0f, static_cast<float>(num_epochs)};
-    Animator animator("epoch", {"train loss", "train acc", "test acc"}, xlim,
-                      num_epochs, out + "/train_ch13.png", std::make_pair(0.0f, 1.0f));
-    const int64_t num_batches = train_iter.num_batches();
-    double timer_sum = 0;                                    // seconds inside training batches only
-    double metric[4] = {0, 0, 0, 0}, test_acc = 0;          // loss sum, correct, examples, labels
-    for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
-      std::fill(metric, metric + 4, 0.0);
-      train_iter.start_epoch();
-      for (int64_t i = 0; i < num_batches; ++i) {
-        const SNLIBatch b = train_iter.batch(i);
-        const auto t0 = std::chrono::steady_clock::now();
-        // train_batch_ch13: loss = CrossEntropyLoss(reduction='none'), summed for backward.
-        net.train();
-        trainer.zero_grad();
-        const Tensor pred = net(ids(b.premises, {b.batch_size, b.num_steps}), ids(b.hypotheses, {b.batch_size, b.num_steps}));
-        Tensor l = sum(softmax_cross_entropy(pred, ids(b.labels, {b.batch_size})));
-        l.backward();
-        trainer.step();
-        metric[0] += l.item(), metric[1] += accuracy(pred, b.labels), metric[2] += b.batch_size, metric[3] += b.batch_size;
-        timer_sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if ((i + 1) % std::max<int64_t>(1, num_batches / 5) == 0 || i == num_batches - 1) {
-          char speed[64];
-          std::snprintf(speed, sizeof speed, "%.1f examples/sec", metric[2] * (epoch + 1) / timer_sum);
-          animator.add(epoch + static_cast<float>(i + 1) / num_batches,
-                       {static_cast<float>(metric[0] / metric[2]), static_cast<float>(metric[1] / metric[3]), NAN},
-                       speed);
-        }
-      }
-      test_acc = evaluate_accuracy(net, test_iter);
-      animator.add(static_cast<float>(epoch + 1), {NAN, NAN, static_cast<float>(test_acc)});
-    }
-    animator.finish();
-    std::printf("loss %.3f, train acc %.3f, test acc %.3f\n", metric[0] / metric[2], metric[1] / metric[3], test_acc);
-    std::printf("%.1f examples/sec on cpu\n", metric[2] * num_epochs / timer_sum);
-    std::printf("test acc by epoch:");  // beyond the book: the Animator's third curve
-    for (float a : animator.series()[2].y) std::printf(" %.3f", a);
-    std::printf("\n");
-  } else {
-    std::printf("test acc %.3f (no training: --epochs 0)\n", evaluate_accuracy(net, test_iter));
-  }
-  if (!args.get_string("save").empty()) {
-    net.save(args.get_string("save"));
-    std::cout << "saved " << args.get_string("save") << "\n";
-  }
-
-  // --- 使用模型 / Using the model ------------------------------------------------------------
-  predict_and_draw(net, vocab, {"he", "is", "good", "."}, {"he", "is", "bad", "."}, out + "/alignment.png");
-  if (!args.get_string("premise").empty())
-    predict_and_draw(net, vocab, split_words(split_punctuation(args.get_string("premise"))),
-                     split_words(split_punctuation(args.get_string("hypothesis"))), out + "/alignment_cli.png");
-  return 0;
+  print_saved(path);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run_reporting_errors([&] { return run(argc, argv); });
+  CliArgs args("natural_language_inference_attention",
+               "15.5 Natural Language Inference: Using Attention (sec_natural-language-inference-attention): "
+               "decomposable attention on SNLI.");
+  args.add_int("epochs", 4, "training epochs (the book: 4)", 0, 100000);
+  args.add_int("batch-size", 256, "minibatch size (the book: 256)", 1, 1000000);
+  args.add_string("data", "", "SNLI directory (snli_1.0_*.txt, train/test.tsv or validation/test.tsv)", "DIR");
+  args.add_string("embeddings", "",
+                  "GloVe text file (word v1 ... v100 per line) to start the embedding from (default: the bundled "
+                  "set's vectors.txt when training on it; \"\" for the random init)",
+                  "FILE");
+  args.add_flag("mask-pad", "mask <pad> in the soft alignment and the sums (the book does not)");
+  args.add_string("premise", "", "a premise to classify and draw, e.g. \"a man is sleeping .\"");
+  args.add_string("hypothesis", "", "its hypothesis (needs --premise)");
+  args.add_flag("quick", "1 epoch on at most 1024 training and 512 test pairs (CI)");
+  args.add_string("save", "", "write the trained parameters to this file", "FILE");
+  args.add_string("load", "", "start from these parameters (same data and vocabulary); --epochs 0 to only predict",
+                  "FILE");
+  add_chapter_options(args, "out/natural_language_inference_attention");
+  args.parse_or_exit(argc, argv);
+  return run_reporting_errors([&] {
+    const std::string out = apply_chapter_options(args);
+    check(args.get_string("premise").empty() == args.get_string("hypothesis").empty(),
+          "natural_language_inference_attention", "--premise and --hypothesis go together");
+
+    // ------------------------------------------------------------------------------------
+    print_banner("读取数据集 / Reading the Dataset");
+    const bool quick = args.get_flag("quick");
+    const int64_t batch_size = args.get_int("batch-size"), num_steps = 50;
+    const SNLISource source = resolve_snli_data(args.get_string("data"));
+    std::cout << "data: " << source.description << "\n";
+    SNLIData train_data = read_snli(source.train_path, true), test_data = read_snli(source.test_path, false);
+    if (quick) {  // the first pairs of each split, as the file orders them
+      auto cut = [](SNLIData& d, size_t n) {
+        n = std::min(n, d.labels.size());
+        d.premises.resize(n), d.hypotheses.resize(n), d.labels.resize(n);
+      };
+      cut(train_data, 1024), cut(test_data, 512);
+    }
+    // load_data_snli(batch_size, num_steps), split in two so --quick can shorten the splits.
+    auto train_set = std::make_shared<const SNLIDataset>(train_data, num_steps);
+    auto test_set = std::make_shared<const SNLIDataset>(test_data, num_steps, &train_set->vocab);
+    SNLIDataLoader train_iter(train_set, batch_size, true), test_iter(test_set, batch_size, false);
+    const Vocab& vocab = train_set->vocab;
+
+    // ------------------------------------------------------------------------------------
+    print_banner("创建模型 / Creating the Model");
+    const int64_t embed_size = 100, num_hiddens = 200;
+    // The book: net = DecomposableAttention(vocab, embed_size, num_hiddens); the layer takes
+    // len(vocab) (and, for --mask-pad, the id of '<pad>').
+    DecomposableAttention net(vocab.size(), embed_size, num_hiddens, 100, 200, 400, args.get_flag("mask-pad"),
+                              vocab["<pad>"]);
+    std::cout << "vocab " << vocab.size() << ", " << net.num_parameters() << " parameters, <pad> "
+              << (net.mask_pad ? "masked (--mask-pad)" : "not masked (as the book)") << "\n";
+    // The book copies GloVe into the embedding; the bundled set brings its own vectors for that
+    // (source.embeddings), used unless --embeddings names a file, or "" for the random init.
+    const std::string embeddings = args.given("embeddings") ? args.get_string("embeddings") : source.embeddings;
+    if (!embeddings.empty()) {
+      const TokenEmbedding glove(embeddings);
+      check(glove.dim() == embed_size, "natural_language_inference_attention", embeddings, " has ", glove.dim(),
+            "-d vectors, the model needs embed_size ", embed_size);
+      const std::vector<float> embeds = glove.lookup(vocab.idx_to_token());
+      std::copy(embeds.begin(), embeds.end(), net.embedding.weight.data());
+      int64_t found = 0;
+      for (const std::string& t : vocab.idx_to_token()) found += t != "<unk>" && glove.token_to_idx.count(t);
+      std::cout << "embedding from " << embeddings << ": " << found << " of " << vocab.size()
+                << " tokens found, the rest start at zero\n";
+    } else {
+      std::cout << "embedding: default init N(0, 1), trained (no word vectors)\n";
+    }
+    if (!args.get_string("load").empty()) {
+      net.load(args.get_string("load"));
+      std::cout << "loaded " << args.get_string("load") << "\n";
+    }
+
+    // ------------------------------------------------------------------------------------
+    print_banner("训练和评估模型 / Training and Evaluating the Model");
+    // The model reads a batch as net(premises, hypotheses), each (batch_size, num_steps).
+    const BatchForward forward = [&net](const SNLIBatch& b) {
+      return net(ids_tensor(b.premises, {b.batch_size, b.num_steps}),
+                 ids_tensor(b.hypotheses, {b.batch_size, b.num_steps}));
+    };
+    const float lr = 0.001f;
+    const int64_t num_epochs = quick ? std::min<int64_t>(1, args.get_int("epochs")) : args.get_int("epochs");
+    Adam trainer(net.parameters(), lr);
+    if (num_epochs > 0) {
+      const TrainCh13Result result =
+          train_ch13(net, forward, train_iter, test_iter, trainer, num_epochs, out + "/train_ch13.png");
+      std::printf("test acc by epoch:");  // beyond the book: the Animator's third curve
+      for (float a : result.test_acc_by_epoch) std::printf(" %.3f", a);
+      std::printf("\n");
+    } else {
+      std::printf("test acc %.3f (no training: --epochs 0)\n", evaluate_accuracy(net, forward, test_iter));
+    }
+    if (!args.get_string("save").empty()) {
+      net.save(args.get_string("save"));
+      print_saved(args.get_string("save"));
+    }
+
+    // ------------------------------------------------------------------------------------
+    print_banner("使用模型 / Using the Model");
+    predict_and_draw(net, vocab, {"he", "is", "good", "."}, {"he", "is", "bad", "."}, out + "/alignment.png");
+    if (!args.get_string("premise").empty())
+      predict_and_draw(net, vocab, split_words(split_punctuation(args.get_string("premise"))),
+                       split_words(split_punctuation(args.get_string("hypothesis"))), out + "/alignment_cli.png");
+    return 0;
+  });
 }

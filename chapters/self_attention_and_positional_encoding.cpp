@@ -18,8 +18,8 @@
 #include "core/tensor.h"
 #include "layers/multihead_attention.h"
 #include "layers/self_attention_and_positional_encoding.h"
-#include "tools/cli_args.h"
-#include "tools/figures.h"
+#include "tools/cli/cli_args.h"
+#include "tools/figures/figures.h"
 
 using namespace d2l;
 

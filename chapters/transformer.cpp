@@ -17,11 +17,12 @@
 #include "core/autograd.h"
 #include "core/ops.h"
 #include "layers/transformer.h"
-#include "tools/bleu.h"
-#include "tools/cli_args.h"
-#include "tools/figures.h"
-#include "tools/nmt_data.h"
-#include "tools/train_seq2seq.h"
+#include "tools/cli/cli_args.h"
+#include "tools/cli/seq2seq_options.h"
+#include "tools/data/bleu.h"
+#include "tools/data/nmt_data.h"
+#include "tools/figures/figures.h"
+#include "tools/train/train_seq2seq.h"
 
 using namespace d2l;
 
@@ -47,24 +48,22 @@ Tensor decoder_weights(const std::vector<std::vector<Tensor>>& seq, int which, i
 }  // namespace
 
 int main(int argc, char** argv) {
-  CliArgs args("transformer", "10.7 Transformer: the book's demos, then training on English-French and translation.");
-  args.add_int("epochs", 200, "training epochs (the book: 200)", 0, 100000);
-  args.add_string("data", "", "fra.txt to train on (default: data/fra-eng/fra.txt, else the bundled corpus)");
-  args.add_string("save", "", "write the trained parameters to FILE");
-  args.add_string("load", "", "read parameters from FILE instead of training");
-  args.add_string("translate", "", "translate this English sentence too and draw its attention");
+  CliArgs args("transformer", "10.7 Transformer (sec_transformer): the book's demos, then training on English-French "
+                              "and translation.");
+  const Seq2SeqOptions seq2seq(args, 200, 20);
   args.add_flag("pe-offset", "in prediction add the true position's encoding, not position 0 (the book's quirk)");
-  args.add_flag("quick", "20 epochs: a smoke test");
-  add_chapter_options(args, "out/transformer", 0);
+  add_chapter_options(args, "out/transformer");
   args.parse_or_exit(argc, argv);
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
 
+    // ------------------------------------------------------------------------------------
     print_banner("基于位置的前馈网络 / positionwise feed-forward network");
     PositionWiseFFN ffn(4, 4, 8);
     ffn.eval();
     std::cout << select(ffn(ones({2, 3, 4})), 0, 0) << "\n";
 
+    // ------------------------------------------------------------------------------------
     print_banner("残差连接和层规范化 / residual connection and layer normalization");
     LayerNorm ln(2);
     const Tensor X2 = tensor({{1, 2}, {2, 3}});
@@ -77,6 +76,7 @@ int main(int argc, char** argv) {
     add_norm.eval();
     std::cout << shape_str(add_norm(ones({2, 3, 4}), ones({2, 3, 4})).shape()) << "\n";
 
+    // ------------------------------------------------------------------------------------
     print_banner("编码器 / encoder");
     const Tensor X = ones({2, 100, 24}), valid_lens = tensor({3, 2});
     EncoderBlock encoder_blk(24, 24, 24, 24, {100, 24}, 24, 48, 8, 0.5f);
@@ -86,20 +86,21 @@ int main(int argc, char** argv) {
     demo_encoder.eval();
     std::cout << shape_str(demo_encoder(ones({2, 100}), valid_lens)[0].shape()) << "\n";
 
+    // ------------------------------------------------------------------------------------
     print_banner("解码器 / decoder");
     DecoderBlock decoder_blk(24, 24, 24, 24, {100, 24}, 24, 48, 8, 0.5f, 0);
     decoder_blk.eval();
     DecoderState demo_state{encoder_blk(X, valid_lens), valid_lens, Tensor()};
     std::cout << shape_str(decoder_blk.forward(X, demo_state).shape()) << "\n";
 
+    // ------------------------------------------------------------------------------------
     print_banner("训练 / training");
     const int64_t num_hiddens = 32, num_layers = 2, batch_size = 64, num_steps = 10;
     const float dropout = 0.1f, lr = 0.005f;
     const int64_t ffn_num_input = 32, ffn_num_hiddens = 64, num_heads = 4;
     const int64_t key_size = 32, query_size = 32, value_size = 32;
     const Shape norm_shape{32};
-    const int64_t num_epochs = args.get_flag("quick") ? 20 : args.get_int("epochs");
-    const DataSource source = resolve_nmt_data(args.get_string("data"));
+    const DataSource source = resolve_nmt_data(seq2seq.data());
     std::cout << "using data: " << source.description << "\n";
     const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
     TransformerEncoder encoder(data.src_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
@@ -108,23 +109,14 @@ int main(int argc, char** argv) {
                                ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
     decoder.pe_offset = args.get_flag("pe-offset");
     EncoderDecoder net(encoder, decoder);
-    if (!args.get_string("load").empty()) {
-      net.load(args.get_string("load"));
-      std::cout << "loaded parameters from " << args.get_string("load") << "\n";
-    } else {
-      TrainSeq2SeqOptions opt;
-      opt.figure_path = out + "/loss.png";
-      train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", opt);
-    }
-    if (!args.get_string("save").empty()) {
-      net.save(args.get_string("save"));
-      std::cout << "saved parameters to " << args.get_string("save") << "\n";
-    }
+    seq2seq.train_or_load(net, [&](int64_t num_epochs) {
+      train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", {out + "/loss.png"});
+    });
 
     std::vector<std::string> engs = {"go .", "i lost .", "he's calm .", "i'm home ."};
     std::vector<std::string> fras = {"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
-    if (!args.get_string("translate").empty()) {
-      engs.push_back(args.get_string("translate"));
+    if (!seq2seq.translate().empty()) {
+      engs.push_back(seq2seq.translate());
       fras.push_back("");
     }
     std::string translation;
@@ -137,6 +129,7 @@ int main(int argc, char** argv) {
       else std::printf("%s => %s, bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
     }
 
+    // ------------------------------------------------------------------------------------
     print_banner("注意力权重 / attention weights of the last sentence");
     const Tensor enc_attention_weights = reshape(concat(encoder.attention_weights, 0), {num_layers, num_heads, -1, num_steps});
     std::cout << shape_str(enc_attention_weights.shape()) << "\n";

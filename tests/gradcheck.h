@@ -1,4 +1,5 @@
-// tests/gradcheck.h — finite-difference gradient check (STYLE.md section 10).
+// tests/gradcheck.h — finite-difference gradient check: every differentiable op and layer
+// has one.
 //
 // gradcheck(f, inputs, name) runs f forward with grad on, takes the scalar
 //   loss = Σ out ⊙ R          (R a fixed random tensor of out's shape)

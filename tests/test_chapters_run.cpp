@@ -1,5 +1,6 @@
 // tests/test_chapters_run.cpp — every chapter program runs to completion with small
-// settings and writes its figures (STYLE.md 8; `make test` builds the programs first).
+// settings, writes its figures and prints their paths; options are checked as the
+// programs' usage promises (`make test` builds the programs first).
 //
 // Programs are looked up in $D2L_BUILD/chapters (default build/chapters), run with
 // --out <temporary dir> plus their row's arguments; the test checks exit code 0, that each
@@ -9,21 +10,22 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <stb/stb_image.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "tools/cli_args.h"
+#include "core/module.h"
+#include "tests/test_util.h"
+#include "tools/cli/cli_args.h"
+#include "tools/cli/seq2seq_options.h"
 
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;
+using d2l_test::build_dir;
+using d2l_test::read_file;
+using d2l_test::run_command;
+using d2l_test::TempDir;
 
 namespace {
 
@@ -52,7 +54,7 @@ const std::vector<Chapter> kChapters = {
      {"((4, 7, 10), 3, (4, 7, 16), 2, (4, 16))", "tokens/sec on cpu", "i'm home . => "}},
     {"natural_language_inference_attention", "--quick --premise 'a man is sleeping .' --hypothesis 'a man is awake .'",
      {"train_ch13.png", "alignment.png", "alignment_cli.png"},
-     {"read 540 examples", "examples/sec on cpu", "predict_snli(['he', 'is', 'good', '.'], ['he', 'is', 'bad', '.']): "}},
+     {"read 1024 examples", "embedding from chapters/data/snli-small/vectors.txt", "examples/sec on cpu", "predict_snli(['he', 'is', 'good', '.'], ['he', 'is', 'bad', '.']): "}},
     {"transformer", "--quick --translate 'i am cold .'",
      {"loss.png", "encoder_self_attention.png", "decoder_self_attention.png", "decoder_encoder_attention.png"},
      {"[-1.0000, -1.0000]", "(2, 100, 24)", "tokens/sec on cpu", "i'm home . => ", "(2, 4, 10, 10)"}},
@@ -61,44 +63,12 @@ const std::vector<Chapter> kChapters = {
 // Boost.Test names each data sample by printing it.
 std::ostream& operator<<(std::ostream& os, const Chapter& c) { return os << c.name; }
 
-std::string build_dir() {
-  const char* b = std::getenv("D2L_BUILD");
-  return b && *b ? b : "build";
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-// A fresh directory under the system temp dir, removed with everything in it at the end.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("d2l_chapters_" + std::to_string(::getpid()) + "_" + tag);
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-// Runs `cmd` through the shell with stdout and stderr to files; returns the exit code.
-int run(const std::string& cmd, const fs::path& out, const fs::path& err) {
-  const int status = std::system((cmd + " >" + out.string() + " 2>" + err.string()).c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 void run_chapter(const Chapter& c) {
   const fs::path exe = fs::path(build_dir()) / "chapters" / c.name;
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built (run `make` first, or set D2L_BUILD)");
   TempDir tmp(c.name);
   const fs::path out = tmp.path / "out", log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
-  const int rc = run(exe.string() + " --threads 2 --out " + out.string() + " " + c.args, log, err);
+  const int rc = run_command(exe.string() + " --threads 2 --out " + out.string() + " " + c.args, log, err);
   BOOST_CHECK_MESSAGE(rc == 0, c.name << " exited with " << rc << "; stderr:\n" << read_file(err));
   const std::string text = read_file(log);
   for (const char* s : c.stdout_has)
@@ -131,16 +101,15 @@ BOOST_DATA_TEST_CASE(help_and_bad_options, utf::data::make(kChapters), c) {
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built");
   TempDir tmp(std::string(c.name) + "_opts");
   const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
-  BOOST_CHECK_EQUAL(run(exe.string() + " --help", log, err), 0);
+  BOOST_CHECK_EQUAL(run_command(exe.string() + " --help", log, err), 0);
   BOOST_CHECK(read_file(log).find("--seed") != std::string::npos);
-  BOOST_CHECK_EQUAL(run(exe.string() + " --no-such-option", log, err), 2);
+  BOOST_CHECK_EQUAL(run_command(exe.string() + " --no-such-option", log, err), 2);
   BOOST_CHECK(read_file(err).find("error: unknown option --no-such-option") != std::string::npos);
-  BOOST_CHECK_EQUAL(run(exe.string() + " --seed -1", log, err), 2);
+  BOOST_CHECK_EQUAL(run_command(exe.string() + " --seed -1", log, err), 2);
   BOOST_CHECK(read_file(err).find("error: [--seed] must be >= 0, got -1") != std::string::npos);
   // A file where the output directory should be: a runtime error, exit 1.
-  const fs::path blocker = tmp.path / "file";
-  std::ofstream(blocker) << "x";
-  BOOST_CHECK_EQUAL(run(exe.string() + " --out " + blocker.string(), log, err), 1);
+  const std::string blocker = tmp.write("file", "x");
+  BOOST_CHECK_EQUAL(run_command(exe.string() + " --out " + blocker, log, err), 1);
   BOOST_CHECK(read_file(err).rfind("error: ", 0) == 0);
 }
 
@@ -186,6 +155,50 @@ BOOST_AUTO_TEST_CASE(cli_args_parsing) {
   BOOST_CHECK(h.help_requested());
   const std::string u = h.usage();
   BOOST_CHECK(u.find("--epochs N") != std::string::npos && u.find("(default 5)") != std::string::npos);
+}
+
+// The option block of the two seq2seq chapters: --quick's epochs, and train_or_load's two
+// paths (train, or load and skip training) with --save writing a file --load can read.
+BOOST_AUTO_TEST_CASE(seq2seq_options) {
+  struct Net : d2l::Module {
+    d2l::Tensor w;
+    Net() { w = register_parameter("w", d2l::tensor({1.0f, 2.0f})); }
+  };
+  TempDir tmp("seq2seq_options");
+  const std::string file = tmp("net.params");
+  auto parsed = [](const std::vector<std::string>& argv, auto&& use) {
+    d2l::CliArgs args("prog", "test");
+    const d2l::Seq2SeqOptions opt(args, 250, 10);
+    args.parse(argv);
+    use(opt);
+  };
+  parsed({}, [](const d2l::Seq2SeqOptions& o) { BOOST_CHECK_EQUAL(o.num_epochs(), 250); });
+  parsed({"--quick"}, [](const d2l::Seq2SeqOptions& o) { BOOST_CHECK_EQUAL(o.num_epochs(), 10); });
+  parsed({"--epochs", "3", "--data", "d.txt", "--translate", "i am cold ."}, [](const d2l::Seq2SeqOptions& o) {
+    BOOST_CHECK_EQUAL(o.num_epochs(), 3);
+    BOOST_CHECK_EQUAL(o.data(), "d.txt");
+    BOOST_CHECK_EQUAL(o.translate(), "i am cold .");
+  });
+  BOOST_CHECK_THROW(parsed({"--epochs", "0"}, [](const d2l::Seq2SeqOptions&) {}), d2l::UsageError);
+  // Training path: train() gets the epochs, then --save writes the trained values.
+  parsed({"--epochs", "7", "--save", file}, [&](const d2l::Seq2SeqOptions& o) {
+    Net net;
+    int64_t trained = 0;
+    o.train_or_load(net, [&](int64_t epochs) {
+      trained = epochs;
+      net.w.data()[0] = 5.0f;
+    });
+    BOOST_CHECK_EQUAL(trained, 7);
+  });
+  // Loading path: train() is not called and the saved values come back.
+  parsed({"--load", file}, [&](const d2l::Seq2SeqOptions& o) {
+    Net net;
+    bool trained = false;
+    o.train_or_load(net, [&](int64_t) { trained = true; });
+    BOOST_CHECK(!trained);
+    BOOST_CHECK_EQUAL(net.w.data()[0], 5.0f);
+    BOOST_CHECK_EQUAL(net.w.data()[1], 2.0f);
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

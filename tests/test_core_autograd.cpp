@@ -19,6 +19,7 @@
 #include "core/random.h"
 #include "tests/test_util.h"
 
+using d2l_test::grad_of;
 using d2l_test::message_has;
 
 using namespace d2l;
@@ -27,27 +28,17 @@ namespace tt = boost::test_tools;
 
 namespace {
 
-std::vector<float> grad_of(const Tensor& t) {
-  const Tensor g = t.grad();
-  BOOST_REQUIRE_MESSAGE(g.defined(), "no gradient reached the tensor");
-  return g.to_vector();
-}
-
 Tensor leaf(const std::vector<float>& v, const Shape& s) {
   Tensor t = tensor(v, s);
   t.requires_grad_();
   return t;
 }
 
-std::string temp_path(const std::string& name) {
-  return "/tmp/d2l_test_autograd_" + std::to_string(::getpid()) + "_" + name;
-}
-
 // Redirects file descriptor 2 into a temporary file until text() is called, so the test
 // can read what the trace and the profiler printed.
 class StderrCapture {
  public:
-  StderrCapture() : path_(temp_path("stderr.txt")) {
+  StderrCapture() : path_(d2l_test::scratch_path("autograd_stderr.txt")) {
     std::fflush(stderr);
     saved_ = ::dup(2);
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -79,7 +70,7 @@ class StderrCapture {
 tt::assertion_result dot_available(utf::test_unit_id) {
   if (std::system("command -v dot > /dev/null 2>&1") == 0) return true;
   tt::assertion_result r(false);
-  r.message() << "skipped: graphviz 'dot' not found (apt-get install graphviz)";
+  r.message() << "graphviz 'dot' not found (apt-get install graphviz)";
   return r;
 }
 
@@ -350,7 +341,7 @@ Tensor small_graph(Tensor& x, Tensor& W, Tensor& b) {
 BOOST_AUTO_TEST_CASE(to_dot_writes_the_graph) {
   Tensor x, W, b;
   const Tensor loss = small_graph(x, W, b);
-  const std::string path = temp_path("graph.dot");
+  const std::string path = d2l_test::scratch_path("graph.dot");
   to_dot(loss, path);
   std::ifstream f(path);
   std::stringstream ss;
@@ -376,7 +367,7 @@ BOOST_AUTO_TEST_CASE(to_dot_writes_the_graph) {
 BOOST_AUTO_TEST_CASE(to_dot_renders_with_graphviz, *utf::precondition(dot_available)) {
   Tensor x, W, b;
   const Tensor loss = small_graph(x, W, b);
-  const std::string dot = temp_path("render.dot"), png = temp_path("render.png");
+  const std::string dot = d2l_test::scratch_path("render.dot"), png = d2l_test::scratch_path("render.png");
   to_dot(loss, dot);
   const std::string cmd = "dot -Tpng '" + dot + "' -o '" + png + "' 2>&1";
   BOOST_TEST(std::system(cmd.c_str()) == 0);

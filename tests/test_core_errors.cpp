@@ -1,4 +1,4 @@
-// tests/test_core_errors.cpp — suite core_errors: one test per caller mistake (STYLE.md 5).
+// tests/test_core_errors.cpp — suite core_errors: one test per caller mistake.
 // Each checks the exception type (std::invalid_argument), the "[op]" prefix and that every
 // shape involved appears in the message, so a learner sees which call failed and why.
 #include <boost/test/unit_test.hpp>
@@ -11,8 +11,10 @@
 #include "core/debug.h"
 #include "core/init.h"
 #include "core/ops.h"
+#include "tests/test_util.h"
 
 using namespace d2l;
+using d2l_test::CheckNumerics;
 
 namespace {
 
@@ -27,12 +29,6 @@ auto says(std::string prefix, std::vector<std::string> parts) {
     return ok;
   };
 }
-
-// Turns D2L_CHECK_NUMERICS on for one scope, and off again even if the test fails.
-struct CheckNumerics {
-  CheckNumerics() { set_check_numerics(true); }
-  ~CheckNumerics() { set_check_numerics(false); }
-};
 
 }  // namespace
 
@@ -68,7 +64,7 @@ BOOST_AUTO_TEST_CASE(matmul_inner_dims) {
 }
 
 BOOST_AUTO_TEST_CASE(bmm_inner_dims_and_batch) {
-  // STYLE.md's own example message.
+  // The whole message, as every shape error reads: [op], what differs, both shapes.
   BOOST_CHECK_EXCEPTION(bmm(ones({2, 1, 8}), ones({2, 10, 4})), std::invalid_argument,
                         says("[bmm] inner dims differ: a (2, 1, 8) vs b (2, 10, 4)", {}));
   // With trans_b the stored shape is printed with a ᵀ: Q (2, 1, 8) against K (2, 10, 4).

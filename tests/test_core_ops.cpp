@@ -12,8 +12,10 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "tests/gradcheck.h"
+#include "tests/test_util.h"
 
 using namespace d2l;
+using d2l_test::grad_of;
 using d2l::test::gradcheck;
 namespace tt = boost::test_tools;
 
@@ -57,12 +59,6 @@ Tensor distinct(const Shape& s) {
   for (int64_t i = n - 1; i > 0; --i) std::swap(v[i], v[random_int(i + 1)]);
   for (int64_t i = 0; i < n; ++i) t.data()[i] = v[i];
   return t;
-}
-
-std::vector<float> grad_of(const Tensor& t) {
-  const Tensor g = t.grad();
-  BOOST_REQUIRE(g.defined());
-  return g.to_vector();
 }
 
 // Naive batched product with explicit transposes, the reference for matmul and bmm.

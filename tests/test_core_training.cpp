@@ -17,8 +17,12 @@
 #include "core/ops.h"
 #include "core/optim.h"
 #include "core/random.h"
+#include "tests/test_util.h"
 
 using namespace d2l;
+using d2l_test::expect_near;
+using d2l_test::read_file;
+using d2l_test::write_file;
 namespace tt = boost::test_tools;
 
 namespace {
@@ -69,19 +73,6 @@ std::vector<std::vector<float>> snapshot(const Module& m) {
   return out;
 }
 
-std::string temp_path(const std::string& name) {
-  return "/tmp/d2l_test_training_" + std::to_string(::getpid()) + "_" + name;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
 // load() must fail with "[Module.load] <path>: ..." mentioning `what`, and leave m untouched.
@@ -96,12 +87,6 @@ void expect_load_fails(Module& m, const std::string& path, const std::string& wh
     BOOST_TEST(msg.find(what) != std::string::npos, msg << " (expected: " << what << ")");
   }
   BOOST_TEST((snapshot(m) == before), "the model changed although load failed");
-}
-
-void expect_near(const Tensor& t, const std::vector<float>& want, float tol) {
-  BOOST_REQUIRE_EQUAL(t.numel(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i)
-    BOOST_TEST(std::fabs(t.data()[i] - want[i]) <= tol, "element " << i << ": " << t.data()[i] << " vs " << want[i]);
 }
 
 }  // namespace
@@ -161,7 +146,7 @@ BOOST_AUTO_TEST_CASE(save_load_round_trip) {
   randomize(a);
   randomize(b);
   BOOST_TEST((snapshot(a) != snapshot(b)));
-  const std::string path = temp_path("round_trip.params");
+  const std::string path = d2l_test::scratch_path("round_trip.params");
   a.save(path);
   BOOST_TEST(!exists(path + ".tmp"));  // written to a temporary name, then renamed
   b.load(path);
@@ -179,17 +164,17 @@ BOOST_AUTO_TEST_CASE(load_truncated_file) {
   TwoLayer a, b;
   randomize(a);
   randomize(b);
-  const std::string path = temp_path("full.params"), cut = temp_path("truncated.params");
+  const std::string path = d2l_test::scratch_path("full.params"), cut = d2l_test::scratch_path("truncated.params");
   a.save(path);
-  const std::string bytes = read_bytes(path);
+  const std::string bytes = read_file(path);
   BOOST_REQUIRE(bytes.size() > 100u);
   // Cut in the magic, in the header, in a name, in the data and in the checksum.
   for (size_t keep : {size_t(0), size_t(5), size_t(12), size_t(30), bytes.size() / 2, bytes.size() - 8, bytes.size() - 1}) {
-    write_bytes(cut, bytes.substr(0, keep));
+    write_file(cut, bytes.substr(0, keep));
     const std::string what = keep < 8 ? "not a d2l parameter file" : keep < 24 ? "truncated" : "checksum mismatch";
     BOOST_TEST_CONTEXT("kept " << keep << " of " << bytes.size() << " bytes") { expect_load_fails(b, cut, what); }
   }
-  expect_load_fails(b, temp_path("does_not_exist.params"), "cannot open");
+  expect_load_fails(b, d2l_test::scratch_path("does_not_exist.params"), "cannot open");
   std::remove(path.c_str());
   std::remove(cut.c_str());
 }
@@ -199,21 +184,21 @@ BOOST_AUTO_TEST_CASE(load_corrupted_byte) {
   TwoLayer a, b;
   randomize(a);
   randomize(b);
-  const std::string path = temp_path("good.params"), bad = temp_path("corrupt.params");
+  const std::string path = d2l_test::scratch_path("good.params"), bad = d2l_test::scratch_path("corrupt.params");
   a.save(path);
-  const std::string bytes = read_bytes(path);
+  const std::string bytes = read_file(path);
   // One flipped bit anywhere after the magic: in the count, a name, a shape, the data, the checksum.
   for (size_t at : {size_t(12), size_t(20), size_t(30), bytes.size() / 2, bytes.size() - 20, bytes.size() - 1}) {
     std::string c = bytes;
     c[at] = static_cast<char>(c[at] ^ 0x10);
-    write_bytes(bad, c);
+    write_file(bad, c);
     BOOST_TEST_CONTEXT("flipped byte " << at) { expect_load_fails(b, bad, "checksum mismatch"); }
   }
   std::string c = bytes;
   c[0] = 'X';
-  write_bytes(bad, c);
+  write_file(bad, c);
   expect_load_fails(b, bad, "bad magic");
-  write_bytes(bad, bytes + "x");  // one byte appended: the last 8 bytes are no longer the checksum
+  write_file(bad, bytes + "x");  // one byte appended: the last 8 bytes are no longer the checksum
   expect_load_fails(b, bad, "checksum mismatch");
   std::remove(path.c_str());
   std::remove(bad.c_str());
@@ -223,7 +208,7 @@ BOOST_AUTO_TEST_CASE(load_wrong_model) {
   manual_seed(4);
   TwoLayer a;
   randomize(a);
-  const std::string path = temp_path("two_layer.params");
+  const std::string path = d2l_test::scratch_path("two_layer.params");
   a.save(path);
   Renamed other;  // same count and shapes, different names
   randomize(other);
@@ -239,7 +224,7 @@ BOOST_AUTO_TEST_CASE(load_wrong_shape) {
   TwoLayer a(4), wider(5);
   randomize(a);
   randomize(wider);
-  const std::string path = temp_path("shape.params");
+  const std::string path = d2l_test::scratch_path("shape.params");
   a.save(path);
   expect_load_fails(wider, path, "parameter 'hidden.weight' has shape (4, 3), the model expects (5, 3)");
   std::remove(path.c_str());

@@ -1,10 +1,8 @@
-// tests/test_figures.cpp — tools/figures.h, tools/animator.h and build/tools/heatmap: the
+// tests/test_figures.cpp — tools/figures/ (figures.h, animator.h) and build/tools/heatmap: the
 // PNGs are read back with stb_image and checked against matplotlib's facts (colormap
 // anchors, MaxNLocator ticks, colour cycle) and the layout the code reports.
 #include <boost/test/unit_test.hpp>
 #include <stb/stb_image.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -17,11 +15,13 @@
 #include <string>
 
 #include "core/tensor.h"
-#include "tools/animator.h"
-#include "tools/figures.h"
 #include "tests/test_util.h"
+#include "tools/figures/animator.h"
+#include "tools/figures/figures.h"
 
 using d2l_test::message_has;
+using d2l_test::run_capture;
+using d2l_test::write_file;
 
 namespace fs = std::filesystem;
 using namespace d2l;
@@ -29,18 +29,9 @@ using namespace d2l;
 namespace {
 
 // A scratch directory for this run, removed at exit.
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("d2l_test_figures_" + std::to_string(getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator()(const std::string& name) const { return (dir / name).string(); }
-};
-const Scratch& scratch() {
-  static Scratch s;
-  return s;
+const d2l_test::TempDir& scratch() {
+  static const d2l_test::TempDir dir("figures");
+  return dir;
 }
 
 struct Image {
@@ -93,25 +84,7 @@ HeatmapOptions book_options() {
   return opt;
 }
 
-// Runs a command through the shell; returns exit status and stdout+stderr.
-std::pair<int, std::string> run(const std::string& cmd) {
-  std::FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  BOOST_REQUIRE(p != nullptr);
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string heatmap_tool() {
-  const char* b = std::getenv("D2L_BUILD");
-  return std::string(b ? b : "build") + "/tools/heatmap";
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+std::string heatmap_tool() { return d2l_test::build_dir() + "/tools/heatmap"; }
 
 }  // namespace
 
@@ -343,7 +316,7 @@ BOOST_AUTO_TEST_CASE(heatmap_errors) {
   fs::create_directories(scratch()("a_dir"));
   BOOST_CHECK_EXCEPTION(show_heatmaps(eye_grid(3), book_options(), scratch()("a_dir")), std::runtime_error,
                         message_has({"cannot write", "a_dir"}));
-  for (const auto& e : fs::directory_iterator(scratch().dir))
+  for (const auto& e : fs::directory_iterator(scratch().path))
     BOOST_CHECK_MESSAGE(e.path().string().find(".tmp.") == std::string::npos, "left behind " << e.path());
   BOOST_CHECK(fs::is_directory(scratch()("a_dir")));
 }
@@ -508,7 +481,7 @@ BOOST_AUTO_TEST_CASE(heatmap_tool_success_and_errors) {
   const std::string tool = heatmap_tool();
   BOOST_REQUIRE_MESSAGE(fs::exists(tool), tool << " is missing: run make (D2L_BUILD names the build dir)");
   write_file(scratch()("two.txt"), "# two matrices\n1 0 0\n0 1 0\n\n0.5, 0.5, 0.5\n0.5, 0.5, 0.5\n");
-  auto [rc, out] = run(tool + " --xlabel Keys --ylabel Queries --title A --title B --out " + scratch()("two.png") +
+  auto [rc, out] = run_capture(tool + " --xlabel Keys --ylabel Queries --title A --title B --out " + scratch()("two.png") +
                        " " + scratch()("two.txt"));
   BOOST_CHECK_EQUAL(rc, 0);
   BOOST_CHECK(out.find("1 x 2 grid of 2 x 3 matrices") != std::string::npos);
@@ -521,105 +494,44 @@ BOOST_AUTO_TEST_CASE(heatmap_tool_success_and_errors) {
   CHECK_COLOR(im.at(L.axes[1].cx(), L.axes[1].cy()), colormap("Reds", 0.5f), 2);
 
   // A printed tensor (k, h, w) on stdin, with PyTorch's grad_fn suffix.
-  std::tie(rc, out) = run("printf 'tensor([[[0.1, 0.9]],\\n\\n        [[0.4, 0.6]]], grad_fn=<X>)' | " + tool +
+  std::tie(rc, out) = run_capture("printf 'tensor([[[0.1, 0.9]],\\n\\n        [[0.4, 0.6]]], grad_fn=<X>)' | " + tool +
                           " --out " + scratch()("t.png") + " -");
   BOOST_CHECK_EQUAL(rc, 0);
   BOOST_CHECK(out.find("1 x 2 grid of 1 x 2 matrices") != std::string::npos);
 
   write_file(scratch()("ragged.txt"), "1 2 3\n4 5\n");
-  std::tie(rc, out) = run(tool + " --out " + scratch()("r.png") + " " + scratch()("ragged.txt"));
+  std::tie(rc, out) = run_capture(tool + " --out " + scratch()("r.png") + " " + scratch()("ragged.txt"));
   BOOST_CHECK_EQUAL(rc, 1);
   BOOST_CHECK_MESSAGE(out.find("error: " + scratch()("ragged.txt") + ":2: row has 2 values, expected 3") !=
                           std::string::npos, out);
   BOOST_CHECK(!fs::exists(scratch()("r.png")));
 
-  std::tie(rc, out) = run("printf '\\n  \\n' | " + tool + " -");
+  std::tie(rc, out) = run_capture("printf '\\n  \\n' | " + tool + " -");
   BOOST_CHECK_EQUAL(rc, 1);
   BOOST_CHECK_MESSAGE(out.find("error: <stdin>: empty input") != std::string::npos, out);
 
-  std::tie(rc, out) = run("printf '1 nan\\n0 1\\n' | " + tool + " --out " + scratch()("n.png") + " -");
+  std::tie(rc, out) = run_capture("printf '1 nan\\n0 1\\n' | " + tool + " --out " + scratch()("n.png") + " -");
   BOOST_CHECK_EQUAL(rc, 0);
   BOOST_CHECK_MESSAGE(out.find("warning: [show_heatmaps] 1 NaN/inf value(s)") != std::string::npos, out);
 
-  std::tie(rc, out) = run("printf '1 0\\n0 1\\n' | " + tool + " --out " + scratch()("plain_file/x.png") + " -");
+  std::tie(rc, out) = run_capture("printf '1 0\\n0 1\\n' | " + tool + " --out " + scratch()("plain_file/x.png") + " -");
   BOOST_CHECK_EQUAL(rc, 1);
   BOOST_CHECK_MESSAGE(out.find("cannot write '" + scratch()("plain_file/x.png") + "'") != std::string::npos, out);
 
-  std::tie(rc, out) = run(tool);
+  std::tie(rc, out) = run_capture(tool);
   BOOST_CHECK_EQUAL(rc, 2);
   BOOST_CHECK(out.find("error: no input file") != std::string::npos && out.find("usage: heatmap") != std::string::npos);
-  std::tie(rc, out) = run(tool + " --colour red -");
+  std::tie(rc, out) = run_capture(tool + " --colour red -");
   BOOST_CHECK_EQUAL(rc, 2);
   BOOST_CHECK(out.find("unknown option --colour") != std::string::npos);
-  std::tie(rc, out) = run(tool + " --missing-file-here " + scratch()("nope.txt"));
+  std::tie(rc, out) = run_capture(tool + " --missing-file-here " + scratch()("nope.txt"));
   BOOST_CHECK_EQUAL(rc, 2);
-  std::tie(rc, out) = run(tool + " " + scratch()("nope.txt"));
+  std::tie(rc, out) = run_capture(tool + " " + scratch()("nope.txt"));
   BOOST_CHECK_EQUAL(rc, 1);
   BOOST_CHECK(out.find("cannot open '" + scratch()("nope.txt") + "'") != std::string::npos);
-  std::tie(rc, out) = run(tool + " --help");
+  std::tie(rc, out) = run_capture(tool + " --help");
   BOOST_CHECK_EQUAL(rc, 0);
   BOOST_CHECK(out.find("--xlabel") != std::string::npos);
-}
-
-// The figures tools/README.md shows, written to $D2L_BUILD/figures/ (build/figures/ by
-// default) so a reader can look at them after `make test`.
-BOOST_AUTO_TEST_CASE(writes_example_figures) {
-  const char* b = std::getenv("D2L_BUILD");
-  const fs::path dir = fs::path(b ? b : "build") / "figures";
-  // 10.1: eye(10), the book's first heatmap.
-  show_heatmaps(eye_grid(10), book_options(), (dir / "eye10.png").string());
-  // 10.5: 2 x 4 heads with titles.
-  HeatmapGrid heads{2, 4, 10, 10, {}};
-  for (int k = 0; k < 800; ++k) heads.values.push_back(static_cast<float>((k * 37) % 101) / 101.0f);
-  HeatmapOptions hopt = book_options();
-  hopt.titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
-  hopt.figsize = {7, 3.5f};
-  show_heatmaps(heads, hopt, (dir / "heads_2x4.png").string());
-  // 10.6: the positional encoding P (60 positions, 32 dimensions) in Blues.
-  HeatmapGrid P{1, 1, 60, 32, {}};
-  std::vector<std::vector<float>> cols(4);
-  for (int i = 0; i < 60; ++i)
-    for (int j = 0; j < 32; ++j) {
-      const float w = std::pow(10000.0f, -static_cast<float>(j / 2 * 2) / 32);
-      P.values.push_back(j % 2 ? std::cos(i * w) : std::sin(i * w));
-      if (j >= 6 && j < 10) cols[j - 6].push_back(P.values.back());
-    }
-  HeatmapOptions popt;
-  popt.xlabel = "Column (encoding dimension)";
-  popt.ylabel = "Row (position)";
-  popt.figsize = {3.5f, 4};
-  popt.cmap = "Blues";
-  show_heatmaps(P, popt, (dir / "positional_encoding.png").string());
-  PlotOptions cols_opt;
-  cols_opt.xlabel = "Row (position)";
-  cols_opt.figsize = {6, 2.5f};
-  cols_opt.legend = {"Col 6", "Col 7", "Col 8", "Col 9"};
-  plot({}, cols, cols_opt, (dir / "positional_encoding_cols.png").string());
-  // 10.2: Nadaraya-Watson's figure: truth and a flat prediction over x_test, the training
-  // points (a fixed, RNG-free jitter of the truth) as a scatter.
-  auto f = [](float x) { return 2 * std::sin(x) + std::pow(x, 0.8f); };
-  Series truth, pred, train;
-  truth.label = "Truth";
-  pred.label = "Pred";
-  pred.fmt = "m--";
-  train.fmt = "o";
-  for (int i = 0; i < 50; ++i) {
-    truth.x.push_back(0.1f * i), truth.y.push_back(f(0.1f * i));
-    pred.x.push_back(0.1f * i), pred.y.push_back(2.2f);
-    const float x = 5.0f * std::fmod(0.618034f * (i + 1), 1.0f);
-    train.x.push_back(x), train.y.push_back(f(x) + 0.5f * std::sin(37.0f * i));
-  }
-  PlotOptions nopt;
-  nopt.xlabel = "x";
-  nopt.ylabel = "y";
-  nopt.xlim = {{0, 5}};
-  nopt.ylim = {{-1, 5}};
-  plot({truth, pred, train}, nopt, (dir / "nadaraya_watson.png").string());
-  for (const char* name : {"eye10.png", "heads_2x4.png", "positional_encoding.png", "positional_encoding_cols.png",
-                           "nadaraya_watson.png"}) {
-    const Image im = load((dir / name).string());
-    BOOST_CHECK_GT(im.width, 400);
-  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

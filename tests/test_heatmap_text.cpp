@@ -1,4 +1,4 @@
-// tests/test_heatmap_text.cpp — the heatmap tool's text reader (tools/heatmap_text.h): both
+// tests/test_heatmap_text.cpp — the heatmap tool's text reader (tools/figures/heatmap_text.h): both
 // forms read to the hand-written grids, and every malformed input names file and line.
 #include <boost/test/unit_test.hpp>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/heatmap_text.h"
+#include "tools/figures/heatmap_text.h"
 
 namespace {
 
@@ -41,7 +41,7 @@ BOOST_AUTO_TEST_CASE(plain_rows_and_blank_lines) {
 
 BOOST_AUTO_TEST_CASE(form_feed_and_vertical_tab_lines_are_blank) {
   // `istream >> token` skips \f and \v, so a line of them holds no values: it separates
-  // matrices like an empty line (it used to be read as a row of 0 values).
+  // matrices like an empty line, and is never read as a row of 0 values.
   check_grid(d2l::parse_heatmap_text("1 2\n\v\n3 4\n", "in.txt"), {1, 2, 1, 2}, {1, 2, 3, 4});
   check_grid(d2l::parse_heatmap_text("1 2\n \f\t\n3 4\n", "in.txt"), {1, 2, 1, 2}, {1, 2, 3, 4});
   check_error("\n\n\f", "in.txt: empty input");

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "core/random.h"
-#include "tools/bleu.h"
-#include "tools/nmt_data.h"
-#include "tools/text.h"
 #include "tests/test_util.h"
+#include "tools/data/bleu.h"
+#include "tools/data/nmt_data.h"
+#include "tools/data/text.h"
 
 using d2l_test::message_has;
 
@@ -25,26 +25,17 @@ using d2l::TokenLines;
 
 namespace {
 
-const char* const kRealFra = "../shared/data/fra-eng/fra.txt";
-const char* const kBundled = "chapters/data/fra-eng-small.txt";
+using d2l_test::kBundledFra;
+using d2l_test::kRealFra;
 
-// A file in /tmp holding `text`, removed when the test ends.
+// A file in the temp directory holding `text`, removed when the test ends.
 struct TempFile {
+  d2l_test::TempDir dir{"nmt"};
   std::string path;
-  explicit TempFile(const std::string& text, const std::string& name = "fra") {
-    path = "/tmp/d2l_test_nmt_" + std::to_string(::getpid()) + "_" + name + ".txt";
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  ~TempFile() { std::remove(path.c_str()); }
+  explicit TempFile(const std::string& text, const std::string& name = "fra") : path(dir.write(name + ".txt", text)) {}
 };
 
-tt::assertion_result file_present(const char* path) {
-  if (std::ifstream(path)) return true;
-  tt::assertion_result r(false);
-  r.message() << "skipped: " << path << " not found";
-  return r;
-}
-tt::assertion_result real_fra_present(utf::test_unit_id) { return file_present(kRealFra); }
+tt::assertion_result real_fra_present(utf::test_unit_id) { return d2l_test::file_present(kRealFra); }
 
 std::vector<int64_t> row(const d2l::NmtArray& a, int64_t r) {
   return {a.array.begin() + r * a.num_steps, a.array.begin() + (r + 1) * a.num_steps};
@@ -259,14 +250,14 @@ BOOST_AUTO_TEST_CASE(data_source_order) {
   BOOST_TEST(cli.description.find("--data") != std::string::npos);
   const d2l::DataSource def = d2l::resolve_nmt_data();
   const bool made = static_cast<bool>(std::ifstream("data/fra-eng/fra.txt"));
-  BOOST_TEST(def.path == (made ? "data/fra-eng/fra.txt" : kBundled));
+  BOOST_TEST(def.path == (made ? "data/fra-eng/fra.txt" : kBundledFra));
 }
 
 // The corpus in the repo (never skipped: it is part of the source tree).
 BOOST_AUTO_TEST_CASE(bundled_corpus) {
-  const std::string raw = d2l::read_data_nmt(kBundled);
-  const auto tok = d2l::tokenize_nmt(d2l::preprocess_nmt(raw), 0, kBundled);
-  BOOST_TEST(tok.source.size() >= 650u);
+  const std::string raw = d2l::read_data_nmt(kBundledFra);
+  const auto all = d2l::tokenize_nmt(d2l::preprocess_nmt(raw), 0, kBundledFra);
+  BOOST_TEST(all.source.size() >= 650u);  // longer than the 601 pairs the book reads
   // Shortest first, as in fra.txt: English lengths (in bytes) never decrease.
   size_t prev = 0, n = 0;
   for (const auto& line : d2l::split(raw, '\n')) {
@@ -275,22 +266,29 @@ BOOST_AUTO_TEST_CASE(bundled_corpus) {
     BOOST_TEST(len >= prev, "line " << n + 1 << " is shorter than the one before");
     prev = len, ++n;
   }
-  // The sources of the book's four test sentences, with their references.
-  const std::vector<std::pair<std::string, std::string>> book = {
+  // The book's four test sentences with their references, among the pairs it trains on
+  // (load_data_nmt's first 601), and each of their tokens in its vocabulary (min_freq 2):
+  // a token seen once would translate as <unk> and score bleu 0.
+  const d2l::NmtData d = d2l::load_data_nmt(64, 10, 600, kBundledFra);
+  const auto book = d2l::tokenize_nmt(d2l::preprocess_nmt(raw), 600, kBundledFra);
+  BOOST_TEST(d.src.rows() == 601);
+  BOOST_TEST(book.source.size() == 601u);
+  const std::vector<std::pair<std::string, std::string>> pairs = {
       {"go .", "va !"}, {"i lost .", "j'ai perdu ."}, {"he's calm .", "il est calme ."},
       {"i'm home .", "je suis chez moi ."}};
-  for (const auto& [eng, fra] : book) {
+  for (const auto& [eng, fra] : pairs) {
+    const std::vector<std::string> src = d2l::split(eng, ' '), tgt = d2l::split(fra, ' ');
     bool found = false;
-    for (size_t i = 0; i < tok.source.size() && !found; ++i)
-      found = tok.source[i] == d2l::split(eng, ' ') && tok.target[i] == d2l::split(fra, ' ');
-    BOOST_TEST(found, "missing pair: " << eng << " => " << fra);
+    for (size_t i = 0; i < book.source.size() && !found; ++i)
+      found = book.source[i] == src && book.target[i] == tgt;
+    BOOST_TEST(found, "missing pair in the first 601 lines: " << eng << " => " << fra);
+    for (const std::string& w : src) BOOST_TEST(d.src_vocab[w] != d.src_vocab.unk(), "source token " << w);
+    for (const std::string& w : tgt) BOOST_TEST(d.tgt_vocab[w] != d.tgt_vocab.unk(), "target token " << w);
   }
-  const d2l::NmtData d = d2l::load_data_nmt(64, 10, 600, kBundled);
-  BOOST_TEST(d.src.rows() == 601);
-  BOOST_TEST(d.src_vocab.size() == 136);  // from the Python re-implementation, as below
-  BOOST_TEST(d.tgt_vocab.size() == 159);
-  BOOST_TEST(d.src_vocab["go"] != d.src_vocab.unk());
-  BOOST_TEST(d.tgt_vocab["calme"] != d.tgt_vocab.unk());
+  // A missing token is <unk> (0); the check above can fail.
+  BOOST_TEST(d.tgt_vocab["déteste"] == d.tgt_vocab.unk());  // once in the first 601 lines
+  BOOST_TEST(d.src_vocab.size() == 195);  // from the Python re-implementation, as below
+  BOOST_TEST(d.tgt_vocab.size() == 169);
 }
 
 // The real file: numbers from an independent Python re-implementation of the book's

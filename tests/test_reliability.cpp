@@ -33,9 +33,16 @@
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
 #include "tests/test_util.h"
-#include "tools/vocab.h"
+#include "tools/data/vocab.h"
 
+using d2l_test::build_dir;
+using d2l_test::CheckNumerics;
 using d2l_test::message_has;
+using d2l_test::random_ids;
+using d2l_test::read_file;
+using d2l_test::run_command;
+using d2l_test::TempDir;
+using d2l_test::write_file;
 
 namespace fs = std::filesystem;
 using d2l::Tensor;
@@ -85,6 +92,8 @@ std::string first_difference(const std::vector<float>& a, const std::vector<floa
 }
 
 // Trains at 1 thread, at 2, and at 2 again from the same seed: all three bit for bit equal.
+// A serial build runs all three on one thread, which still checks that one seed gives one
+// result; the thread-count comparison itself is the OpenMP build's.
 void check_deterministic(const std::string& name, const std::function<Run()>& train) {
   const Run one = at_threads(1, train), two = at_threads(2, train), again = at_threads(2, train);
   BOOST_REQUIRE(!one.params.empty() && !one.losses.empty());
@@ -95,12 +104,6 @@ void check_deterministic(const std::string& name, const std::function<Run()>& tr
   const std::string p22 = first_difference(two.params, again.params);
   BOOST_CHECK_MESSAGE(p22.empty(), name << ": two runs from one seed differ at " << p22);
   BOOST_CHECK(first_difference(two.losses, again.losses).empty());
-}
-
-Tensor random_ids(int64_t vocab, const d2l::Shape& shape) {
-  Tensor t = d2l::empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(d2l::random_int(vocab));
-  return t;
 }
 
 Tensor random_lens(int64_t batch, int64_t lo, int64_t hi) {  // integers in [lo, hi]
@@ -128,48 +131,6 @@ Run train_encoder_decoder(d2l::EncoderDecoder& net, int64_t vocab, int64_t batch
   return r;
 }
 
-// --- numerics helpers -------------------------------------------------------------------------
-struct CheckNumerics {  // on for one scope, off again even if the test fails
-  CheckNumerics() { d2l::set_check_numerics(true); }
-  ~CheckNumerics() { d2l::set_check_numerics(false); }
-};
-
-// --- files and programs -----------------------------------------------------------------------
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag)
-      : path(fs::temp_directory_path() / ("d2l_reliability_" + std::to_string(::getpid()) + "_" + tag)) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-void spit(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
-
-int run(const std::string& cmd, const fs::path& out, const fs::path& err) {
-  const int status = std::system((cmd + " >" + out.string() + " 2>" + err.string()).c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string build_dir() {
-  const char* b = std::getenv("D2L_BUILD");
-  return b && *b ? b : "build";
-}
-
 // Linear(3, 2)'s parameter shapes under other names: the file of another model.
 struct Renamed : d2l::Module {
   Renamed() {
@@ -188,7 +149,7 @@ BOOST_AUTO_TEST_SUITE(reliability)
 // kGemmParallelMin = 2^22 multiply-adds for a GEMM), so the 2-thread runs really split the
 // work. (The reference tier runs on one thread.)
 
-BOOST_AUTO_TEST_CASE(kernels_same_bits_at_1_and_2_threads) {
+BOOST_AUTO_TEST_CASE(kernels_same_bits_at_1_and_2_threads, *boost::unit_test::precondition(d2l_test::openmp_build)) {
   struct Case {
     const char* name;
     std::function<Tensor(const std::vector<Tensor>&)> f;
@@ -417,7 +378,7 @@ BOOST_AUTO_TEST_CASE(numerics_check_passes_on_the_chapters) {
   for (const char* c : {"nadaraya_watson --quick", "attention_scoring_functions", "multihead_attention",
                         "self_attention_and_positional_encoding"}) {
     const std::string cmd = "D2L_CHECK_NUMERICS=1 " + build_dir() + "/chapters/" + c + " --out " + (tmp.path / "out").string();
-    BOOST_CHECK_MESSAGE(run(cmd, tmp.path / "o", tmp.path / "e") == 0, cmd << ":\n" << slurp(tmp.path / "e"));
+    BOOST_CHECK_MESSAGE(run_command(cmd, tmp.path / "o", tmp.path / "e") == 0, cmd << ":\n" << read_file(tmp.path / "e"));
   }
 }
 
@@ -440,7 +401,7 @@ BOOST_AUTO_TEST_CASE(checkpoint_interrupted_save_keeps_the_old_file) {
   d2l::manual_seed(8);
   d2l::Linear net(3, 2);
   net.save(path);
-  const std::string old_bytes = slurp(path);
+  const std::string old_bytes = read_file(path);
   const std::vector<float> old_params = flat(net.parameters());
   net.weight.data()[0] += 1.0f;  // the model moves on
   // The temporary file cannot be written (a directory is in its place): save fails loudly...
@@ -448,14 +409,14 @@ BOOST_AUTO_TEST_CASE(checkpoint_interrupted_save_keeps_the_old_file) {
   BOOST_CHECK_EXCEPTION(net.save(path), std::runtime_error,
                         message_has({"[Module.save]", path + ".tmp"}));
   // ...and the previous file is untouched and still loads.
-  BOOST_CHECK(slurp(path) == old_bytes);
+  BOOST_CHECK(read_file(path) == old_bytes);
   d2l::Linear back(3, 2);
   back.load(path);
   BOOST_CHECK(first_difference(flat(back.parameters()), old_params).empty());
   // A crash halfway through writing leaves a partial temporary file: the target is intact
   // and the next save replaces both.
   fs::remove(path + ".tmp");
-  spit(path + ".tmp", old_bytes.substr(0, old_bytes.size() / 2));
+  write_file(path + ".tmp", old_bytes.substr(0, old_bytes.size() / 2));
   back.load(path);
   net.save(path);
   BOOST_CHECK(!fs::exists(path + ".tmp"));
@@ -469,11 +430,11 @@ BOOST_AUTO_TEST_CASE(checkpoint_bad_files_fail_clearly_and_change_nothing) {
   d2l::manual_seed(9);
   d2l::Linear saved(3, 2);
   saved.save(good.string());
-  const std::string bytes = slurp(good);
+  const std::string bytes = read_file(good);
   d2l::Linear net(3, 2);
   const std::vector<float> before = flat(net.parameters());
   auto refused = [&](const std::string& file_bytes, const std::string& why) {
-    spit(bad, file_bytes);
+    write_file(bad, file_bytes);
     bool threw = false;
     try {
       net.load(bad.string());
@@ -501,13 +462,13 @@ BOOST_AUTO_TEST_CASE(checkpoint_bad_files_fail_clearly_and_change_nothing) {
   d2l::LayerNorm norm(3);
   Renamed renamed;
   no_bias.save(bad.string());
-  refused(slurp(bad), "holds 1 parameters, the model has 2 (a different model?)");
+  refused(read_file(bad), "holds 1 parameters, the model has 2 (a different model?)");
   renamed.save(bad.string());
-  refused(slurp(bad), "parameter 1 is 'b', the model expects 'bias'");
+  refused(read_file(bad), "parameter 1 is 'b', the model expects 'bias'");
   norm.save(bad.string());
-  refused(slurp(bad), "parameter 'weight' has ndim 1, the model expects shape (2, 3)");
+  refused(read_file(bad), "parameter 'weight' has ndim 1, the model expects shape (2, 3)");
   wider.save(bad.string());
-  refused(slurp(bad), "parameter 'weight' has shape (2, 4), the model expects (2, 3)");
+  refused(read_file(bad), "parameter 'weight' has shape (2, 4), the model expects (2, 3)");
   BOOST_CHECK_EXCEPTION(net.load((tmp.path / "missing.params").string()), std::runtime_error,
                         message_has({"[Module.load]", "missing.params", "cannot open"}));
   BOOST_CHECK(first_difference(flat(net.parameters()), before).empty());
@@ -539,8 +500,8 @@ BOOST_AUTO_TEST_CASE(absurd_options_are_refused_before_any_work) {
     for (const char* opt : absurd) {
       // `timeout` turns a program that accepted the value and started training into a failure.
       const std::string cmd = "timeout 20 " + exe.string() + " --out " + (tmp.path / "out").string() + " " + opt;
-      const int rc = run(cmd, tmp.path / "o", tmp.path / "e");
-      const std::string err = slurp(tmp.path / "e");
+      const int rc = run_command(cmd, tmp.path / "o", tmp.path / "e");
+      const std::string err = read_file(tmp.path / "e");
       BOOST_CHECK_MESSAGE(rc == 2 && err.rfind("error: [--", 0) == 0 && err.find("usage: ") != std::string::npos,
                           cmd << " exited " << rc << ", stderr:\n" << err);
     }
@@ -550,30 +511,30 @@ BOOST_AUTO_TEST_CASE(absurd_options_are_refused_before_any_work) {
 // ============================================================================ fuzz findings
 // Inputs the fuzz targets (or their seeds) turned up, each kept as a case.
 
-// A form feed alone on a line: the heatmap tool reads a 1 x 0 matrix (its blank-line test
-// knows only ' ' and '\t') and must still end in an error, never a crash.
+// A form feed alone on a line is a blank line (tools/figures/heatmap_text.cpp), so this input
+// holds no matrix: the tool must end in an error, never a crash.
 BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");
   TempDir tmp("heatmap_ff");
-  spit(tmp.path / "in.txt", "\n\n\f");
-  const int rc = run(exe.string() + " --out " + (tmp.path / "h.png").string() + " " + (tmp.path / "in.txt").string(),
+  write_file(tmp.path / "in.txt", "\n\n\f");
+  const int rc = run_command(exe.string() + " --out " + (tmp.path / "h.png").string() + " " + (tmp.path / "in.txt").string(),
                      tmp.path / "o", tmp.path / "e");
   BOOST_CHECK_EQUAL(rc, 1);
-  BOOST_CHECK(slurp(tmp.path / "e").rfind("error: ", 0) == 0);
+  BOOST_CHECK(read_file(tmp.path / "e").rfind("error: ", 0) == 0);
 }
 
-// Regression: 50,000 nested '[' overflowed the stack of the recursive list parser
-// (tools/heatmap_text.cpp, Nested::list: SEGV, rc 139). The depth is now capped at 4.
+// Deeply nested '[' would overflow the stack of the recursive list parser
+// (tools/figures/heatmap_text.cpp, Nested::list), so the depth is capped at 4: an error.
 BOOST_AUTO_TEST_CASE(heatmap_deep_nesting_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");
   TempDir tmp("heatmap_deep");
-  spit(tmp.path / "in.txt", std::string(100000, '['));
-  const int rc = run(exe.string() + " --out " + (tmp.path / "h.png").string() + " " + (tmp.path / "in.txt").string(),
+  write_file(tmp.path / "in.txt", std::string(100000, '['));
+  const int rc = run_command(exe.string() + " --out " + (tmp.path / "h.png").string() + " " + (tmp.path / "in.txt").string(),
                      tmp.path / "o", tmp.path / "e");
   BOOST_CHECK_EQUAL(rc, 1);
-  BOOST_CHECK(slurp(tmp.path / "e").rfind("error: ", 0) == 0);
+  BOOST_CHECK(read_file(tmp.path / "e").rfind("error: ", 0) == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -15,17 +15,13 @@
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
 
+using d2l_test::expect_near;
 using d2l_test::message_has;
 
 using d2l::Shape;
 using d2l::Tensor;
 
 namespace {
-
-void check_close(const Tensor& a, const std::vector<float>& want, float tol) {
-  BOOST_REQUIRE_EQUAL(a.numel(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) BOOST_CHECK_SMALL(a.data()[i] - want[i], tol);
-}
 
 // The book's toy inputs: keys ones (2, 10, 2), values arange(40).reshape(1, 10, 4)
 // repeated twice, valid_lens [2, 6].
@@ -63,7 +59,7 @@ BOOST_AUTO_TEST_CASE(linear_hand_computed) {
   // [1, -1] Wᵀ + b = [1-2+1, 3-4+0, 5-6-1]; [2, 0.5] -> [2+1+1, 6+2, 10+3-1]
   const Tensor y = fc(d2l::tensor({{1, -1}, {2, 0.5f}}));
   BOOST_TEST(y.shape() == (Shape{2, 3}));
-  check_close(y, {0, -1, -2, 4, 8, 12}, 1e-6f);
+  expect_near(y, {0, -1, -2, 4, 8, 12}, 1e-6f);
   const auto names = fc.named_parameters();
   BOOST_REQUIRE_EQUAL(names.size(), 2u);
   BOOST_CHECK_EQUAL(names[0].first, "weight");
@@ -134,7 +130,7 @@ BOOST_AUTO_TEST_CASE(embedding_and_layer_norm) {
   d2l::LayerNorm ln(3);
   // [1, 2, 3]: mean 2, biased variance 2/3 -> (x - 2) / sqrt(2/3 + 1e-5)
   const float s = 1.0f / std::sqrt(2.0f / 3.0f + 1e-5f);
-  check_close(ln(d2l::tensor({{1, 2, 3}})), {-s, 0, s}, 1e-5f);
+  expect_near(ln(d2l::tensor({{1, 2, 3}})), {-s, 0, s}, 1e-5f);
   BOOST_CHECK_EQUAL(ln.named_parameters()[0].first, "weight");
   BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return ln(x[0]); }, {d2l::normal(0, 1, {2, 3})},
                                    "LayerNorm", ln.parameters()));
@@ -152,7 +148,7 @@ BOOST_AUTO_TEST_CASE(additive_attention_book_output) {
     attention.eval();
     const Tensor out = attention(queries, book_keys(), book_values(), book_valid_lens());
     BOOST_TEST(out.shape() == (Shape{2, 1, 4}));
-    check_close(out, kBookOutput, 1e-5f);
+    expect_near(out, kBookOutput, 1e-5f);
     BOOST_TEST(attention.attention_weights.shape() == (Shape{2, 1, 10}));
     check_weights_masked(attention.attention_weights, {2, 6});
     for (int k = 0; k < 2; ++k) BOOST_CHECK_CLOSE(attention.attention_weights.data()[k], 0.5f, 1e-4);
@@ -261,7 +257,7 @@ BOOST_AUTO_TEST_CASE(dot_product_attention_book_output) {
     attention.eval();
     const Tensor out = attention(d2l::normal(0, 1, {2, 1, 2}), book_keys(), book_values(), book_valid_lens());
     BOOST_TEST(out.shape() == (Shape{2, 1, 4}));
-    check_close(out, kBookOutput, 1e-5f);
+    expect_near(out, kBookOutput, 1e-5f);
     check_weights_masked(attention.attention_weights, {2, 6});
   }
 }
@@ -277,7 +273,7 @@ BOOST_AUTO_TEST_CASE(dot_product_attention_scaled_by_sqrt_d) {
   BOOST_CHECK_SMALL(out.item() - e / (1 + e), 1e-6);
   // 2-D valid_lens: one length per query.
   attention(d2l::ones({1, 2, 4}), keys, values, d2l::tensor({{1, 2}}));
-  check_close(attention.attention_weights, {1, 0, static_cast<float>(e / (1 + e)), static_cast<float>(1 / (1 + e))}, 1e-6f);
+  expect_near(attention.attention_weights, {1, 0, static_cast<float>(e / (1 + e)), static_cast<float>(1 / (1 + e))}, 1e-6f);
 }
 
 BOOST_AUTO_TEST_CASE(dot_product_attention_gradcheck) {

@@ -1,8 +1,8 @@
 // tests/test_sec_bahdanau_attention.cpp — 10.4 Bahdanau attention (sec_seq2seq_attention):
 // the book's shape check, the attention weights per step, gradient checks of the decoder
 // and the whole encoder-decoder, a short training run on the fra-eng pairs, save -> load ->
-// identical translations, predict_seq2seq's edge cases, the origin document's model and
-// the error messages.
+// identical translations, predict_seq2seq's edge cases, a model at larger sizes and the
+// error messages.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -20,33 +20,19 @@
 #include "layers/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tests/gradcheck.h"
-#include "tools/nmt_data.h"
-#include "tools/train_seq2seq.h"
 #include "tests/test_util.h"
+#include "tools/data/nmt_data.h"
+#include "tools/train/train_seq2seq.h"
 
+using d2l_test::fra_path;
 using d2l_test::message_has;
+using d2l_test::random_ids;
 
 namespace tt = boost::test_tools;
 using d2l::Shape;
 using d2l::Tensor;
 
 namespace {
-
-const char* const kRealFra = "../shared/data/fra-eng/fra.txt";
-const char* const kBundled = "chapters/data/fra-eng-small.txt";
-
-// The real corpus when it is there (the tests' rule), else the one bundled with the repo.
-std::string fra_path() {
-  if (std::ifstream(kRealFra)) return kRealFra;
-  BOOST_TEST_MESSAGE("note: " << kRealFra << " not found, training on " << kBundled);
-  return kBundled;
-}
-
-Tensor random_ids(int64_t vocab, const Shape& shape) {
-  Tensor t = d2l::empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(d2l::random_int(vocab));
-  return t;
-}
 
 const std::vector<std::string> kEngs{"go .", "i lost .", "he's calm .", "i'm home ."};
 
@@ -205,9 +191,9 @@ BOOST_AUTO_TEST_CASE(predict_edge_cases) {
   BOOST_CHECK_EXCEPTION(m.train(0), std::invalid_argument, message_has({"[train_seq2seq]", "num_epochs"}));
 }
 
-BOOST_AUTO_TEST_CASE(origin_document_example) {
-  // ../shared/000_a8d19183af7dd25a.txt: vocab 5000, embed 256, hidden 512, 2 layers,
-  // dropout 0.1; random source and target batches (32, 20) -> (32, 20, 5000). One forward
+BOOST_AUTO_TEST_CASE(larger_model_forward) {
+  // The sizes of tools/bench/seq2seq.cpp's first model: vocab 5000, embed 256, hidden 512,
+  // 2 layers, decoder dropout 0.1; random source and target batches (32, 20) -> (32, 20, 5000). One forward
   // without a graph keeps the test fast (make bench times forward and backward).
   d2l::manual_seed(7);
   d2l::Seq2SeqEncoder encoder(5000, 256, 512, 2);

@@ -1,10 +1,12 @@
 // tests/test_sec_nli_attention.cpp — 15.5 自然语言推断：使用注意力
 // (sec_natural-language-inference-attention): mlp, Attend, Compare, Aggregate,
-// DecomposableAttention, predict_snli, with and without mask_pad.
+// DecomposableAttention, predict_snli, with and without mask_pad; the book's train_ch13.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,8 +18,11 @@
 #include "layers/natural_language_inference_attention.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
-#include "tools/predict_snli.h"
-#include "tools/vocab.h"
+#include "tools/data/snli_data.h"
+#include "tools/data/vocab.h"
+#include "tools/train/ids_tensor.h"
+#include "tools/train/predict_snli.h"
+#include "tools/train/train_ch13.h"
 
 using d2l_test::message_has;
 
@@ -372,6 +377,75 @@ BOOST_AUTO_TEST_CASE(predict_snli_learns_a_separable_toy_set) {
     BOOST_CHECK_EQUAL(correct, static_cast<int64_t>(prem.size()));
     BOOST_CHECK(!net.training());  // predict_snli leaves the net in eval mode, as the book
   }
+}
+
+// --- the book's train_ch13 (tools/train/train_ch13.h) ---------------------------------------------
+
+// The toy set above as the data set the loaders read: 40 pairs, labels 8 × 0, 8 × 1, 24 × 2.
+d2l::SNLIData toy_snli() {
+  const std::vector<std::string> animals = {"cat", "dog", "bird", "fish"};
+  d2l::SNLIData d;
+  auto add = [&d](const std::string& p, const std::string& h, int64_t label) {
+    d.premises.push_back(p), d.hypotheses.push_back(h), d.labels.push_back(label);
+  };
+  for (const std::string& a : animals)
+    for (const std::string& b : animals)
+      for (const std::string verb : {"sleeps", "runs"}) {
+        if (a == b) {
+          add("the " + a + " " + verb, "the " + a + " " + verb, 0);
+          add("the " + a + " " + verb, "no " + a + " " + verb, 1);
+        } else {
+          add("the " + a + " " + verb, "the " + b + " " + verb, 2);
+        }
+      }
+  return d;
+}
+
+BOOST_AUTO_TEST_CASE(train_ch13_accuracy_and_evaluation) {
+  // accuracy counts the rows whose argmax is the label: rows 0 and 2 of three.
+  const Tensor y_hat = d2l::tensor({{0.1f, 0.7f, 0.2f}, {0.5f, 0.3f, 0.2f}, {0.0f, 0.1f, 0.9f}});
+  BOOST_TEST(d2l::accuracy(y_hat, {1, 2, 2}) == 2.0);
+  // evaluate_accuracy over batches of 16, 16 and 8: a forward that always says class 0 is
+  // right on the 8 pairs labelled 0, and the net is left in eval mode.
+  auto data = std::make_shared<const d2l::SNLIDataset>(toy_snli(), 3);
+  d2l::SNLIDataLoader iter(data, 16, false);
+  d2l::DecomposableAttention net(data->vocab.size(), 8, 8, 8, 16, 16);
+  net.train();
+  const d2l::BatchForward always_0 = [](const d2l::SNLIBatch& b) {
+    Tensor logits = d2l::zeros({b.batch_size, 3});
+    for (int64_t i = 0; i < b.batch_size; ++i) logits.data()[i * 3] = 1.0f;
+    return logits;
+  };
+  BOOST_TEST(d2l::evaluate_accuracy(net, always_0, iter) == 8.0 / 40.0);
+  BOOST_CHECK(!net.training());
+}
+
+BOOST_AUTO_TEST_CASE(train_ch13_learns_the_toy_set) {
+  d2l::manual_seed(43);
+  auto data = std::make_shared<const d2l::SNLIDataset>(toy_snli(), 3);
+  d2l::SNLIDataLoader train_iter(data, 8, true), test_iter(data, 8, false);
+  d2l::DecomposableAttention net(data->vocab.size(), 16, 32, 16, 32, 64);
+  const d2l::BatchForward forward = [&net](const d2l::SNLIBatch& b) {
+    return net(d2l::ids_tensor(b.premises, {b.batch_size, b.num_steps}),
+               d2l::ids_tensor(b.hypotheses, {b.batch_size, b.num_steps}));
+  };
+  d2l::Adam trainer(net.parameters(), 0.01f);
+  const d2l_test::TempDir tmp("train_ch13");
+  const int64_t num_epochs = 60;  // 5 batches each: 300 Adam steps
+  const d2l::TrainCh13Result r = d2l::train_ch13(net, forward, train_iter, test_iter, trainer, num_epochs, tmp("c.png"));
+  BOOST_TEST_MESSAGE("loss " << r.loss << ", train acc " << r.train_acc << ", test acc " << r.test_acc);
+  // Chance is a loss of ln 3 = 1.10 and an accuracy of 0.6 (always "neutral").
+  BOOST_TEST(r.loss < 0.5);
+  BOOST_TEST(r.train_acc > 0.8);
+  BOOST_TEST(r.test_acc > 0.8);
+  BOOST_TEST(r.examples_per_sec > 0);
+  BOOST_REQUIRE_EQUAL(r.test_acc_by_epoch.size(), static_cast<size_t>(num_epochs));
+  BOOST_TEST(r.test_acc_by_epoch.back() == static_cast<float>(r.test_acc));
+  // The reported test accuracy is the one evaluate_accuracy gives for the trained net.
+  BOOST_TEST(d2l::evaluate_accuracy(net, forward, test_iter) == r.test_acc);
+  BOOST_TEST(std::filesystem::file_size(tmp("c.png")) > 0u);
+  BOOST_CHECK_EXCEPTION(d2l::train_ch13(net, forward, train_iter, test_iter, trainer, 0, tmp("d.png")),
+                        std::invalid_argument, message_has({"[train_ch13]", "num_epochs"}));
 }
 
 // --- errors ----------------------------------------------------------------------------------

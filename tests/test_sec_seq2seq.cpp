@@ -17,10 +17,11 @@
 #include "layers/gru.h"
 #include "layers/seq2seq.h"
 #include "tests/gradcheck.h"
-#include "tools/train_seq2seq.h"
 #include "tests/test_util.h"
+#include "tools/train/train_seq2seq.h"
 
 using d2l_test::message_has;
+using d2l_test::random_ids;
 
 namespace tt = boost::test_tools;
 using d2l::Shape;
@@ -52,12 +53,6 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   double m = 0;
   for (int64_t i = 0; i < a.numel(); ++i) m = std::max(m, static_cast<double>(std::fabs(a.data()[i] - b.data()[i])));
   return m;
-}
-
-Tensor random_ids(int64_t vocab, const Shape& shape) {
-  Tensor t = d2l::empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(d2l::random_int(vocab));
-  return t;
 }
 
 }  // namespace

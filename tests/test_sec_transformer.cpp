@@ -10,8 +10,10 @@
 #include "core/random.h"
 #include "layers/transformer.h"
 #include "tests/gradcheck.h"
+#include "tests/test_util.h"
 
 using namespace d2l;
+using d2l_test::random_ids;
 
 namespace {
 
@@ -20,12 +22,6 @@ bool all_close(const Tensor& a, const Tensor& b, float tol) {
   for (int64_t i = 0; i < a.numel(); ++i)
     if (std::fabs(a.data()[i] - b.data()[i]) > tol) return false;
   return true;
-}
-
-Tensor token_ids(const Shape& shape, int64_t vocab) {
-  Tensor t = empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(random_int(vocab));
-  return t;
 }
 
 }  // namespace
@@ -127,7 +123,7 @@ BOOST_AUTO_TEST_CASE(causal_mask_hides_the_future) {
   TransformerDecoder decoder(20, 8, 8, 8, 8, {8}, 8, 16, 2, 2, 0.0f);
   decoder.train();
   const Tensor enc = normal(0, 1, {2, 4, 8}), enc_valid_lens = tensor({4, 3});
-  Tensor X = token_ids({2, 6}, 20);
+  Tensor X = random_ids(20, {2, 6});
   const Tensor Y1 = decoder(X, decoder.init_state({enc}, enc_valid_lens)).first;
   X.at({0, 3}) = static_cast<float>((static_cast<int64_t>(X.at({0, 3})) + 7) % 20);
   const Tensor Y2 = decoder(X, decoder.init_state({enc}, enc_valid_lens)).first;
@@ -143,7 +139,7 @@ BOOST_AUTO_TEST_CASE(cached_decoding_matches_the_whole_prefix) {
   manual_seed(6);
   TransformerDecoder decoder(20, 8, 8, 8, 8, {8}, 8, 16, 2, 2, 0.0f);
   const Tensor enc = normal(0, 1, {1, 4, 8}), enc_valid_lens = tensor({3});
-  const Tensor X = token_ids({1, 5}, 20);
+  const Tensor X = random_ids(20, {1, 5});
   NoGrad no_grad;
   decoder.train();  // dropout is 0, so training mode only switches the causal mask on
   const Tensor whole = decoder(X, decoder.init_state({enc}, enc_valid_lens)).first;

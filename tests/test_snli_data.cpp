@@ -1,8 +1,9 @@
-// tests/test_snli_data.cpp — tools/snli_data and tools/glove: the SNLI readers of 15.4
+// tests/test_snli_data.cpp — tools/data/snli_data, tools/data/glove and tools/data/nli_set: the SNLI readers of 15.4
 // (sec_natural-language-inference-and-dataset) and the book's TokenEmbedding (sec_synonyms).
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,36 +13,18 @@
 #include <stdexcept>
 
 #include "core/random.h"
-#include "tools/glove.h"
-#include "tools/snli_data.h"
 #include "tests/test_util.h"
+#include "tools/data/glove.h"
+#include "tools/data/nli_set.h"
+#include "tools/data/snli_data.h"
 
 using d2l_test::message_has;
+using d2l_test::TempDir;
 
 namespace fs = std::filesystem;
 using d2l::SNLIData;
 
 namespace {
-
-// A scratch directory per test case, removed at the end.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int n = 0;
-    dir = fs::temp_directory_path() /
-          ("d2l_snli_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-};
 
 // Runs f with std::cout captured, returns what it printed.
 template <class F>
@@ -134,7 +117,7 @@ BOOST_AUTO_TEST_CASE(tokenize_words_is_python_split) {
 }
 
 BOOST_AUTO_TEST_CASE(both_formats_parse_to_the_same_examples) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const std::string exported = export_snippet();
   const SNLIData a = d2l::read_snli(tmp.write("official.txt", official_snippet()), true);
   const SNLIData b = d2l::read_snli(tmp.write("export.tsv", exported), true);
@@ -154,7 +137,7 @@ BOOST_AUTO_TEST_CASE(both_formats_parse_to_the_same_examples) {
 }
 
 BOOST_AUTO_TEST_CASE(reader_follows_the_header_not_the_file_name) {
-  TempDir tmp;
+  TempDir tmp("snli");
   // An official-format file named like the export and vice versa; CRLF endings and a BOM.
   const SNLIData a = d2l::read_snli(tmp.write("test.tsv", official_snippet()), false);
   std::string exported = "\xEF\xBB\xBF" + export_snippet();
@@ -165,18 +148,18 @@ BOOST_AUTO_TEST_CASE(reader_follows_the_header_not_the_file_name) {
   BOOST_TEST(b.labels.size() == 3u);
   BOOST_TEST(b.hypotheses[2] == "The man is awake .");
   // A directory in the book's layout: is_train picks snli_1.0_train.txt or _test.txt.
-  TempDir dir;
+  TempDir dir("snli");
   dir.write("snli_1.0_train.txt", official_snippet());
   dir.write("snli_1.0_test.txt",
             std::string(kOfficialHeader) +
                 official_row("entailment", "( a b )", "( c d )", "a b", "c d"));
-  BOOST_TEST(d2l::read_snli(dir.dir.string(), true).labels.size() == 3u);
-  const SNLIData t = d2l::read_snli(dir.dir.string(), false);
+  BOOST_TEST(d2l::read_snli(dir.path.string(), true).labels.size() == 3u);
+  const SNLIData t = d2l::read_snli(dir.path.string(), false);
   BOOST_TEST(t.premises == std::vector<std::string>{"a b"}, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(export_label_mapping) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const SNLIData d = d2l::read_snli(
       tmp.write(
           "x.tsv",
@@ -193,7 +176,7 @@ BOOST_AUTO_TEST_CASE(export_label_mapping) {
 }
 
 BOOST_AUTO_TEST_CASE(csv_quoted_fields_are_unquoted) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const SNLIData d = d2l::read_snli(
       tmp.write(
           "q.tsv",
@@ -211,7 +194,7 @@ BOOST_AUTO_TEST_CASE(csv_quoted_fields_are_unquoted) {
 }
 
 BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const std::string H = "premise\thypothesis\tlabel\n";
   struct Case {
     std::string name, text;
@@ -245,10 +228,10 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
                             message_has(c.parts));
     }
   }
-  BOOST_CHECK_EXCEPTION(d2l::read_snli((tmp.dir / "missing.tsv").string(), true),
+  BOOST_CHECK_EXCEPTION(d2l::read_snli((tmp.path / "missing.tsv").string(), true),
                         std::invalid_argument,
                         message_has({"[read_snli]", "cannot open", "missing.tsv", "make data"}));
-  BOOST_CHECK_EXCEPTION(d2l::read_snli(tmp.dir.string(), true), std::invalid_argument,
+  BOOST_CHECK_EXCEPTION(d2l::read_snli(tmp.path.string(), true), std::invalid_argument,
                         message_has({"[read_snli]", "holds neither"}));
 }
 
@@ -347,63 +330,117 @@ BOOST_AUTO_TEST_CASE(loader_batches_and_seeded_shuffle) {
 }
 
 BOOST_AUTO_TEST_CASE(resolve_snli_data_order) {
-  TempDir exp;
+  TempDir exp("snli");
   exp.write("validation.tsv", export_snippet());
   exp.write("test.tsv", export_snippet());
-  const d2l::SNLISource s = d2l::resolve_snli_data(exp.dir.string());
-  BOOST_TEST(s.train_path == (exp.dir / "validation.tsv").string());
-  BOOST_TEST(s.test_path == (exp.dir / "test.tsv").string());
+  const d2l::SNLISource s = d2l::resolve_snli_data(exp.path.string());
+  BOOST_TEST(s.train_path == (exp.path / "validation.tsv").string());
+  BOOST_TEST(s.test_path == (exp.path / "test.tsv").string());
   BOOST_TEST(s.description.find("training on validation.tsv") != std::string::npos);
   BOOST_TEST(s.description.find("not available offline") != std::string::npos);
   // train.tsv wins over validation.tsv, the official files over both.
   exp.write("train.tsv", export_snippet());
-  BOOST_TEST(d2l::resolve_snli_data(exp.dir.string()).train_path ==
-             (exp.dir / "train.tsv").string());
+  BOOST_TEST(d2l::resolve_snli_data(exp.path.string()).train_path ==
+             (exp.path / "train.tsv").string());
   exp.write("snli_1.0_train.txt", official_snippet());
   exp.write("snli_1.0_test.txt", official_snippet());
-  BOOST_TEST(d2l::resolve_snli_data(exp.dir.string()).test_path ==
-             (exp.dir / "snli_1.0_test.txt").string());
-  TempDir empty;
-  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data(empty.dir.string()), std::invalid_argument,
+  BOOST_TEST(d2l::resolve_snli_data(exp.path.string()).test_path ==
+             (exp.path / "snli_1.0_test.txt").string());
+  TempDir empty("snli");
+  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data(empty.path.string()), std::invalid_argument,
                         message_has({"[resolve_snli_data]", "holds neither"}));
-  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data((empty.dir / "nope").string()),
+  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data((empty.path / "nope").string()),
                         std::invalid_argument,
                         message_has({"[resolve_snli_data]", "not a directory"}));
   // Without --data: <root>/data/snli_1.0 first, then the bundled set.
-  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data("", empty.dir.string()), std::invalid_argument,
+  BOOST_CHECK_EXCEPTION(d2l::resolve_snli_data("", empty.path.string()), std::invalid_argument,
                         message_has({"[resolve_snli_data]", "no SNLI data", "make data"}));
-  fs::create_directories(empty.dir / "chapters/data/snli-small");
+  fs::create_directories(empty.path / "chapters/data/snli-small");
   empty.write("chapters/data/snli-small/train.tsv", export_snippet());
   empty.write("chapters/data/snli-small/test.tsv", export_snippet());
-  BOOST_TEST(d2l::resolve_snli_data("", empty.dir.string()).description.find("bundled") !=
+  BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).description.find("bundled") !=
              std::string::npos);
-  fs::create_directories(empty.dir / "data/snli_1.0");
+  // The bundled set's word vectors go with it when they are there, and only with it.
+  BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).embeddings.empty());
+  empty.write("chapters/data/snli-small/vectors.txt", "a 1 2\n");
+  BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).embeddings ==
+             (empty.path / "chapters/data/snli-small/vectors.txt").lexically_normal().string());
+  BOOST_TEST(d2l::resolve_snli_data((empty.path / "chapters/data/snli-small").string()).embeddings.empty());
+  fs::create_directories(empty.path / "data/snli_1.0");
   empty.write("data/snli_1.0/snli_1.0_train.txt", official_snippet());
   empty.write("data/snli_1.0/snli_1.0_test.txt", official_snippet());
-  BOOST_TEST(d2l::resolve_snli_data("", empty.dir.string()).train_path ==
-             (empty.dir / "data/snli_1.0/snli_1.0_train.txt").string());
+  BOOST_TEST(d2l::resolve_snli_data("", empty.path.string()).train_path ==
+             (empty.path / "data/snli_1.0/snli_1.0_train.txt").string());
 }
 
+// The bundled set as the chapters read it. The generator's rules are checked on its output
+// here; that the files are its output is checked below.
 BOOST_AUTO_TEST_CASE(bundled_set_is_balanced_and_covers_the_example) {
   const std::string dir = "chapters/data/snli-small";
   SNLIData train, test;
   BOOST_REQUIRE_NO_THROW(train = d2l::read_snli(dir + "/train.tsv", true));
   BOOST_REQUIRE_NO_THROW(test = d2l::read_snli(dir + "/test.tsv", false));
-  BOOST_TEST(train.labels.size() == 540u);
-  BOOST_TEST(test.labels.size() == 150u);
+  BOOST_TEST(train.labels.size() == 6000u);
+  BOOST_TEST(test.labels.size() == 450u);
   for (int64_t y = 0; y < 3; ++y) {
-    BOOST_TEST(std::count(train.labels.begin(), train.labels.end(), y) == 180);
-    BOOST_TEST(std::count(test.labels.begin(), test.labels.end(), y) == 50);
+    BOOST_TEST(std::count(train.labels.begin(), train.labels.end(), y) == 2000);
+    BOOST_TEST(std::count(test.labels.begin(), test.labels.end(), y) == 150);
   }
   std::set<std::pair<std::string, std::string>> pairs;
   for (size_t i = 0; i < train.labels.size(); ++i)
     pairs.emplace(train.premises[i], train.hypotheses[i]);
+  BOOST_TEST(pairs.size() == train.labels.size());  // no pair twice
   for (size_t i = 0; i < test.labels.size(); ++i)
-    BOOST_TEST(pairs.count({test.premises[i], test.hypotheses[i]}) ==
-               0u);  // no pair in both splits
+    BOOST_TEST(pairs.count({test.premises[i], test.hypotheses[i]}) == 0u);  // nor in both splits
+  BOOST_TEST(pairs.count({"he is good .", "he is bad ."}) == 0u);  // the book's example is new
   std::unique_ptr<d2l::SNLIDataset> ds;
   captured([&] { ds = std::make_unique<d2l::SNLIDataset>(train, 50); });
   for (const char* w : {"he", "is", "good", "bad", "."}) BOOST_TEST(ds->vocab[w] != 0, w);
+  // Every token of both splits has a 100-d vector; <pad> and <unk> have none, so they start
+  // at zero as GloVe leaves them.
+  const d2l::TokenEmbedding vectors(dir + "/vectors.txt");
+  BOOST_TEST(vectors.dim() == 100);
+  for (const SNLIData* d : {&train, &test})
+    for (const auto& lines : {d->premises, d->hypotheses})
+      for (const auto& tokens : d2l::tokenize_words(lines))
+        for (const std::string& t : tokens) BOOST_TEST(vectors.token_to_idx.count(t) == 1u, t);
+  BOOST_TEST(vectors.token_to_idx.count("<pad>") == 0u);
+  // Same word class, cosine about 1/2; different classes, about 0.
+  const auto cosine = [&](const std::string& a, const std::string& b) {
+    const std::vector<float> v = vectors.lookup({a, b});
+    double ab = 0, aa = 0, bb = 0;
+    for (int k = 0; k < 100; ++k) ab += v[k] * v[100 + k], aa += v[k] * v[k], bb += v[100 + k] * v[100 + k];
+    return ab / std::sqrt(aa * bb);
+  };
+  BOOST_TEST(cosine("good", "bad") > 0.3);
+  BOOST_TEST(std::abs(cosine("good", "he")) < 0.3);
+}
+
+// The committed files are the generator's output for its default options, byte for byte,
+// and the generator is deterministic.
+BOOST_AUTO_TEST_CASE(bundled_set_is_the_generators_output) {
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+  };
+  const d2l::NliSetFiles files = d2l::generate_nli_set();
+  const std::string dir = "chapters/data/snli-small/";
+  BOOST_TEST((files.train_tsv == read(dir + "train.tsv")), "train.tsv differs: run `make nli-set`");
+  BOOST_TEST((files.test_tsv == read(dir + "test.tsv")), "test.tsv differs: run `make nli-set`");
+  BOOST_TEST((files.vectors_txt == read(dir + "vectors.txt")), "vectors.txt differs: run `make nli-set`");
+  // Other options give other files, each split balanced.
+  d2l::NliSetOptions small;
+  small.train_per_label = 4, small.test_per_label = 2, small.seed = 7;
+  const d2l::NliSetFiles a = d2l::generate_nli_set(small), b = d2l::generate_nli_set(small);
+  BOOST_TEST((a.train_tsv == b.train_tsv && a.test_tsv == b.test_tsv && a.vectors_txt == b.vectors_txt));
+  BOOST_TEST(std::count(a.train_tsv.begin(), a.train_tsv.end(), '\n') == 13);  // header + 12
+  BOOST_TEST(std::count(a.test_tsv.begin(), a.test_tsv.end(), '\n') == 7);
+  BOOST_TEST(a.train_tsv != files.train_tsv.substr(0, a.train_tsv.size()));
+  small.test_per_label = 0;
+  BOOST_CHECK_EXCEPTION(d2l::generate_nli_set(small), std::invalid_argument,
+                        message_has({"[generate_nli_set]", "positive"}));
 }
 
 // The shared export (read-only, never copied into the repo): skipped when absent.
@@ -412,7 +449,7 @@ boost::test_tools::assertion_result shared_snli_present(boost::unit_test::test_u
   const std::string dir = kSharedSnli;
   boost::test_tools::assertion_result present =
       fs::exists(dir + "/validation.tsv") && fs::exists(dir + "/test.tsv");
-  present.message() << "skipped: " << dir << "/{validation,test}.tsv not found";
+  present.message() << dir << "/{validation,test}.tsv not found";
   return present;
 }
 
@@ -441,7 +478,7 @@ BOOST_AUTO_TEST_CASE(shared_snli_export_counts,
 }
 
 BOOST_AUTO_TEST_CASE(glove_reader_and_unknown_zeros) {
-  TempDir tmp;
+  TempDir tmp("snli");
   const std::string path =
       tmp.write("vec.txt", "the 0.5 -1 2e-1\nman 1 2 3 \r\n\ngood -0.25 0 4\n");
   const d2l::TokenEmbedding e(path);
@@ -460,7 +497,7 @@ BOOST_AUTO_TEST_CASE(glove_reader_and_unknown_zeros) {
 }
 
 BOOST_AUTO_TEST_CASE(glove_errors_name_file_and_line) {
-  TempDir tmp;
+  TempDir tmp("snli");
   struct Case {
     std::string name, text;
     std::vector<std::string> parts;
@@ -482,7 +519,7 @@ BOOST_AUTO_TEST_CASE(glove_errors_name_file_and_line) {
     }
   }
   BOOST_CHECK_EXCEPTION(
-      d2l::TokenEmbedding((tmp.dir / "none.txt").string()), std::invalid_argument,
+      d2l::TokenEmbedding((tmp.path / "none.txt").string()), std::invalid_argument,
       message_has({"[TokenEmbedding]", "cannot open", "none.txt", "glove.6B.100d.zip"}));
 }
 

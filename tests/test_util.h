@@ -1,14 +1,32 @@
-// tests/test_util.h — small helpers shared by the test files.
+// tests/test_util.h — the helpers the test files share: exception-message predicates, value
+// comparisons, scratch files, running the built programs, and the preconditions that make a
+// test report "skipped" (a serial build, a data set that is not there).
 #pragma once
 #include <boost/test/unit_test.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/debug.h"
+#include "core/random.h"
+#include "core/tensor.h"
 
 namespace d2l_test {
 
+namespace fs = std::filesystem;
+
+// --- exception messages ----------------------------------------------------------------
 // A predicate for BOOST_CHECK_EXCEPTION(expr, E, message_has({...})): true when the
 // exception's message contains every one of `parts`; the missing part is logged.
 inline std::function<bool(const std::exception&)> message_has(std::vector<std::string> parts) {
@@ -22,6 +40,130 @@ inline std::function<bool(const std::exception&)> message_has(std::vector<std::s
       }
     return true;
   };
+}
+
+// --- values ----------------------------------------------------------------------------
+// Every element of t within `tol` (absolute) of want, each mismatch reported by index.
+inline void expect_near(const d2l::Tensor& t, const std::vector<float>& want, float tol) {
+  BOOST_REQUIRE_EQUAL(t.numel(), static_cast<int64_t>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i)
+    BOOST_TEST(std::fabs(t.data()[i] - want[i]) <= tol, "element " << i << ": " << t.data()[i] << " vs " << want[i]);
+}
+
+// The gradient backward() left in t; the test stops if none reached it.
+inline std::vector<float> grad_of(const d2l::Tensor& t) {
+  const d2l::Tensor g = t.grad();
+  BOOST_REQUIRE_MESSAGE(g.defined(), "no gradient reached the tensor");
+  return g.to_vector();
+}
+
+// Token ids of `shape`: integers in [0, vocab) from the seeded generator (d2l::random_int).
+inline d2l::Tensor random_ids(int64_t vocab, const d2l::Shape& shape) {
+  d2l::Tensor t = d2l::empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(d2l::random_int(vocab));
+  return t;
+}
+
+// D2L_CHECK_NUMERICS on for one scope, and off again even when the test fails.
+struct CheckNumerics {
+  CheckNumerics() { d2l::set_check_numerics(true); }
+  ~CheckNumerics() { d2l::set_check_numerics(false); }
+};
+
+// --- files -----------------------------------------------------------------------------
+inline std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+inline void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// A path in the system's temp directory, unique to this process: d2l_test_<pid>_<name>.
+inline std::string scratch_path(const std::string& name) {
+  return (fs::temp_directory_path() / ("d2l_test_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+// A fresh directory, removed with everything in it when the object goes.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    static int count = 0;  // two TempDirs with one tag never share a directory
+    path = scratch_path(tag + "_" + std::to_string(count++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator()(const std::string& name) const { return (path / name).string(); }
+  // Writes `text` to the file `name` in the directory and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    write_file(path / name, text);
+    return (path / name).string();
+  }
+};
+
+// --- the built programs ------------------------------------------------------------------
+// Where `make` put the programs: $D2L_BUILD (set by `make test`), else build/.
+inline std::string build_dir() {
+  const char* b = std::getenv("D2L_BUILD");
+  return b && *b ? b : "build";
+}
+
+// Runs `cmd` through the shell with stdout and stderr to the files; returns the exit code
+// (-1 when the program did not exit normally).
+inline int run_command(const std::string& cmd, const fs::path& out, const fs::path& err) {
+  const int status = std::system((cmd + " >" + out.string() + " 2>" + err.string()).c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Runs `cmd` through the shell; returns the exit code and stdout + stderr together.
+inline std::pair<int, std::string> run_capture(const std::string& cmd) {
+  std::FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  BOOST_REQUIRE(p != nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// --- preconditions: *boost::unit_test::precondition(f) reports the test as skipped -------
+// Tests that compare results at 1 and 2 threads need OpenMP; an OMP=0 build skips them.
+inline boost::test_tools::assertion_result openmp_build(boost::unit_test::test_unit_id) {
+#ifdef _OPENMP
+  return true;
+#else
+  boost::test_tools::assertion_result r(false);
+  r.message() << "a serial build (OMP=0) runs one thread: nothing to compare";
+  return r;
+#endif
+}
+
+inline boost::test_tools::assertion_result file_present(const std::string& path) {
+  if (std::ifstream(path)) return true;
+  boost::test_tools::assertion_result r(false);
+  r.message() << path << " not found";
+  return r;
+}
+
+// --- data ------------------------------------------------------------------------------
+// The real fra-eng corpus (read-only, outside the repository) and the one bundled with it.
+const char* const kRealFra = "../shared/data/fra-eng/fra.txt";
+const char* const kBundledFra = "chapters/data/fra-eng-small.txt";
+
+// The real corpus when it is there, else the bundled one (noted in the log).
+inline std::string fra_path() {
+  if (std::ifstream(kRealFra)) return kRealFra;
+  BOOST_TEST_MESSAGE("note: " << kRealFra << " not found, using " << kBundledFra);
+  return kBundledFra;
 }
 
 }  // namespace d2l_test

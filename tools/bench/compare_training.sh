@@ -14,7 +14,7 @@
 #
 # Both sides run with the libraries' default OpenMP wait policy; on a busy machine set
 # OMP_WAIT_POLICY=PASSIVE in the environment for both (tools/bench/README.md, "Threads"). Run
-# from the repository root after `make`; needs python3-torch (tools/install_deps.sh --bench)
+# from the repository root after `make`; needs python3-torch (tools/scripts/install_deps.sh --bench)
 # and ../shared/data. Prints `bench=compare_training model=.. ours=.. torch=.. ratio=..`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -3,7 +3,8 @@
 // dropout 0 (eval), no valid_lens; one step = forward, sum().backward() into X and the four
 // weights, grads dropped. Prints the median of --reps steps:
 //   bench=mha batch=.. seq=.. hidden=.. heads=.. threads=.. ms=..
-// Run beside `python3 tools/bench/mha_torch.py --threads N` for the ratio (make bench does).
+// Run beside `python3 tools/bench/mha_torch.py --threads N` for the ratio (make bench runs
+// only this side).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -1,19 +1,19 @@
 // tools/bench/seq2seq.cpp — GRU encoder-decoder timings beside tools/bench/*_torch.py (make bench).
 //
-// 1. The origin document's model (../shared/000_a8d19183af7dd25a.txt, as seq2seq_doc_torch.py):
-//    Seq2SeqEncoder(5000, 256, 512, 2) and Seq2SeqAttentionDecoder(5000, 256, 512, 2, 0.1) on
-//    random (32, 20) source and target ids, no valid lengths, both in training mode.
+// 1. The book's model at larger sizes (as seq2seq_large_torch.py): Seq2SeqEncoder(5000, 256,
+//    512, 2) and Seq2SeqAttentionDecoder(5000, 256, 512, 2, 0.1) on random (32, 20) source and
+//    target ids, no valid lengths, both in training mode.
 //      fwd_ms     median forward under NoGrad
 //      fwdbwd_ms  median forward + sum(output).backward() + dropping the gradients
-//    bench=seq2seq_doc threads=.. fwd_ms=.. fwdbwd_ms=.. fwd_cpu_ms=.. fwdbwd_cpu_ms=..
+//    bench=seq2seq_large threads=.. fwd_ms=.. fwdbwd_ms=.. fwd_cpu_ms=.. fwdbwd_cpu_ms=..
 //    (the *_cpu_ms: process CPU time, the figure to compare at --threads 1 on a busy machine)
 // 2. The book's Bahdanau model (10.4) trained on the first 600 pairs of
 //    ../shared/data/fra-eng/fra.txt (skipped when absent) for a few epochs, as bahdanau_torch.py:
 //    bench=bahdanau threads=.. epochs=.. tokens_per_sec=<last epoch> median_tokens_per_sec=..
 // Then peak_rss_mb (getrusage, the figure /usr/bin/time -v reports).
 // Options: --threads N (default: OpenMP's), --reps N (default 5), --epochs N (default 5),
-// --seed N (the training run's, default 0), --no-doc (skip part 1), --quick (2 reps, 2 epochs). Under load prefix OMP_WAIT_POLICY=PASSIVE on both sides
-// (tools/bench/README.md).
+// --seed N (the training run's, default 0), --no-large (skip part 1), --quick (2 reps, 2 epochs). Under load prefix
+// OMP_WAIT_POLICY=PASSIVE on both sides (tools/bench/README.md).
 #include <sys/resource.h>
 #include <time.h>
 
@@ -33,7 +33,7 @@
 #include "layers/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tools/bench/bench_util.h"  // set_threads
-#include "tools/train_seq2seq.h"
+#include "tools/train/train_seq2seq.h"
 
 using namespace d2l;
 
@@ -81,7 +81,7 @@ Tensor random_ids(int64_t vocab, const Shape& shape) {
   return t;
 }
 
-void bench_document(int reps) {
+void bench_large(int reps) {
   manual_seed(0);
   Seq2SeqEncoder encoder(5000, 256, 512, 2);
   Seq2SeqAttentionDecoder decoder(5000, 256, 512, 2, 0.1f);
@@ -99,7 +99,7 @@ void bench_document(int reps) {
     sum(forward()).backward();
     net.zero_grad();
   });
-  std::printf("bench=seq2seq_doc threads=%d fwd_ms=%.2f fwdbwd_ms=%.2f fwd_cpu_ms=%.2f fwdbwd_cpu_ms=%.2f\n",
+  std::printf("bench=seq2seq_large threads=%d fwd_ms=%.2f fwdbwd_ms=%.2f fwd_cpu_ms=%.2f fwdbwd_cpu_ms=%.2f\n",
               threads_in_use(), fwd, fwdbwd, fwd_cpu, fwdbwd_cpu);
   std::fflush(stdout);
 }
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   int reps = 5, threads = 0;
   int64_t epochs = 5;
   uint64_t seed = 0;
-  bool doc = true;
+  bool large = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
@@ -135,15 +135,15 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && has_value) reps = std::max(1, std::atoi(argv[++i]));
     else if (a == "--epochs" && has_value) epochs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--seed" && has_value) seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--no-doc") doc = false;
+    else if (a == "--no-large") large = false;
     else if (a == "--quick") reps = 2, epochs = 2;
     else {
-      std::fprintf(stderr, "usage: seq2seq [--threads N] [--reps N] [--epochs N] [--seed N] [--no-doc] [--quick]\n");
+      std::fprintf(stderr, "usage: seq2seq [--threads N] [--reps N] [--epochs N] [--seed N] [--no-large] [--quick]\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
   if (threads > 0) bench::set_threads(threads);
-  if (doc) bench_document(reps);
+  if (large) bench_large(reps);
   bench_bahdanau(epochs, seed);
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

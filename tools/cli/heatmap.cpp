@@ -1,7 +1,7 @@
 // tools/cli/heatmap.cpp — build/tools/heatmap: any matrix a chapter prints, as the book's
 // heatmap (d2l.show_heatmaps, 10.1 sec_attention-cues) in a PNG.
 //
-// Input, from a file or stdin ("-"), in either of two forms (read by tools/heatmap_text.h):
+// Input, from a file or stdin ("-"), in either of two forms (read by tools/figures/heatmap_text.h):
 //   plain text   one matrix row a line, values separated by whitespace or commas; a blank
 //                line starts the next matrix, and the matrices become the grid's columns;
 //                lines starting with '#' are comments.
@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/figures.h"
-#include "tools/heatmap_text.h"
+#include "tools/figures/figures.h"
+#include "tools/figures/heatmap_text.h"
 
 namespace {
 

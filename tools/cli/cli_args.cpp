@@ -1,0 +1,212 @@
+// tools/cli/cli_args.cpp — option parsing for the chapter programs (see tools/cli/cli_args.h).
+#include "tools/cli/cli_args.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/random.h"
+
+namespace d2l {
+
+CliArgs::CliArgs(std::string program, std::string description)
+    : program_(std::move(program)), description_(std::move(description)) {}
+
+void CliArgs::add(Option o) {
+  for (const Option& e : options_)
+    if (e.name == o.name) throw std::logic_error("[CliArgs] option --" + o.name + " declared twice");
+  options_.push_back(std::move(o));
+}
+
+void CliArgs::add_int(const std::string& name, int64_t value, const std::string& help, std::optional<int64_t> min,
+                      std::optional<int64_t> max) {
+  Option o(name, help, Kind::Int);
+  o.i = value;
+  if (min) o.min = static_cast<double>(*min);
+  if (max) o.max = static_cast<double>(*max);
+  add(std::move(o));
+}
+
+void CliArgs::add_float(const std::string& name, double value, const std::string& help, std::optional<double> min,
+                        std::optional<double> max) {
+  Option o(name, help, Kind::Float);
+  o.f = value;
+  o.min = min;
+  o.max = max;
+  add(std::move(o));
+}
+
+void CliArgs::add_string(const std::string& name, const std::string& value, const std::string& help,
+                         const std::string& metavar) {
+  Option o(name, help, Kind::String);
+  o.s = value;
+  o.metavar = metavar;
+  add(std::move(o));
+}
+
+void CliArgs::add_flag(const std::string& name, const std::string& help) { add(Option(name, help, Kind::Flag)); }
+
+CliArgs::Option& CliArgs::find(const std::string& name, const char* caller) {
+  for (Option& o : options_)
+    if (o.name == name) return o;
+  throw UsageError(std::string(caller) + "unknown option --" + name + " (see --help)");
+}
+
+const CliArgs::Option& CliArgs::find(const std::string& name, Kind kind) const {
+  for (const Option& o : options_)
+    if (o.name == name) {
+      if (o.kind != kind) throw std::logic_error("[CliArgs] option --" + name + " read with the wrong type");
+      return o;
+    }
+  throw std::logic_error("[CliArgs] option --" + name + " was never declared");
+}
+
+// Parses the whole text as a number (strtoll/strtod stop at the first bad character, so
+// "5x" and "" are caught by checking where they stopped), then checks the range.
+void CliArgs::set(Option& o, const std::string& text) {
+  const std::string who = "[--" + o.name + "] ";
+  char* end = nullptr;
+  errno = 0;
+  double v = 0;
+  long long n = 0;
+  if (o.kind == Kind::Int) {
+    n = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno == ERANGE)
+      throw UsageError(who + "expects an integer, got '" + text + "'");
+    v = static_cast<double>(n);
+  } else if (o.kind == Kind::Float) {
+    v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+      throw UsageError(who + "expects a number, got '" + text + "'");
+  } else {
+    o.s = text;
+    o.given = true;
+    return;
+  }
+  auto num = [&](double x) {
+    std::ostringstream os;
+    os << x;
+    return os.str();
+  };
+  if (o.min && v < *o.min) throw UsageError(who + "must be >= " + num(*o.min) + ", got " + text);
+  if (o.max && v > *o.max) throw UsageError(who + "must be <= " + num(*o.max) + ", got " + text);
+  if (o.kind == Kind::Int) o.i = n;
+  else o.f = v;
+  o.given = true;
+}
+
+void CliArgs::parse(const std::vector<std::string>& args) {
+  for (size_t k = 0; k < args.size(); ++k) {
+    const std::string& a = args[k];
+    if (a == "--help" || a == "-h") {
+      help_ = true;
+      continue;
+    }
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) throw UsageError("unexpected argument '" + a + "' (see --help)");
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    Option& o = find(name, "");
+    if (o.kind == Kind::Flag) {
+      if (eq != std::string::npos) throw UsageError("[--" + name + "] takes no value");
+      o.flag = o.given = true;
+    } else if (eq != std::string::npos) {
+      set(o, a.substr(eq + 1));
+    } else {
+      if (k + 1 >= args.size()) throw UsageError("[--" + name + "] needs a value");
+      set(o, args[++k]);
+    }
+  }
+}
+
+void CliArgs::parse_or_exit(int argc, char** argv) {
+  try {
+    parse(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s\n\n%s", e.what(), usage().c_str());
+    std::exit(2);
+  }
+  if (help_) {
+    std::fputs(usage().c_str(), stdout);
+    std::exit(0);
+  }
+}
+
+int64_t CliArgs::get_int(const std::string& name) const { return find(name, Kind::Int).i; }
+float CliArgs::get_float(const std::string& name) const { return static_cast<float>(find(name, Kind::Float).f); }
+const std::string& CliArgs::get_string(const std::string& name) const { return find(name, Kind::String).s; }
+bool CliArgs::get_flag(const std::string& name) const { return find(name, Kind::Flag).flag; }
+bool CliArgs::given(const std::string& name) const {
+  for (const Option& o : options_)
+    if (o.name == name) return o.given;
+  throw std::logic_error("[CliArgs] option --" + name + " was never declared");
+}
+
+std::string CliArgs::usage() const {
+  std::ostringstream os;
+  os << "usage: " << program_ << " [options]\n" << description_ << "\n\noptions:\n";
+  auto column = [&os](const std::string& head) {
+    os << head << std::string(head.size() < 20 ? 20 - head.size() : 1, ' ');
+  };
+  for (const Option& o : options_) {
+    std::string head = "  --" + o.name;
+    if (o.kind == Kind::Int) head += " N";
+    if (o.kind == Kind::Float) head += " X";
+    if (o.kind == Kind::String) head += " " + o.metavar;
+    column(head);
+    os << o.help;
+    if (o.kind == Kind::Int) os << " (default " << o.i << ")";
+    if (o.kind == Kind::Float) os << " (default " << o.f << ")";
+    if (o.kind == Kind::String) os << " (default " << (o.s.empty() ? "none" : o.s) << ")";
+    os << '\n';
+  }
+  column("  --help");
+  os << "print this help\n";
+  return os.str();
+}
+
+void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed) {
+  args.add_int("seed", seed, "random seed (fixed default: the printed numbers reproduce)", 0);
+  args.add_int("threads", 0, "OpenMP threads, 0 for the OpenMP default", 0, 1024);
+  args.add_string("out", out_dir, "directory for the figures (created)", "DIR");
+}
+
+void print_banner(const std::string& heading) { std::printf("== %s ==\n", heading.c_str()); }
+
+void print_saved(const std::string& path) {
+  std::printf("saved %s\n", path.c_str());
+  std::fflush(stdout);
+}
+
+int run_reporting_errors(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
+
+std::string apply_chapter_options(const CliArgs& args) {
+  manual_seed(static_cast<uint64_t>(args.get_int("seed")));
+#ifdef _OPENMP
+  if (args.get_int("threads") > 0) omp_set_num_threads(static_cast<int>(args.get_int("threads")));
+#endif
+  const std::string out = args.get_string("out");
+  if (out.empty()) throw std::invalid_argument("[--out] must not be empty");
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec || !std::filesystem::is_directory(out))
+    throw std::runtime_error("cannot create output directory '" + out + "': " + ec.message() +
+                             " (HINT: pass a writable --out DIR)");
+  return out;
+}
+
+}  // namespace d2l

@@ -1,0 +1,109 @@
+// tools/cli/cli_args.h — command-line options for the chapter programs, and the pieces
+// every chapter's main shares (banner, saved-file lines, error handling).
+//
+// Every chapter program runs with no arguments and prints what the book prints; its options
+// change the settings (epochs, data, seed, threads, where figures go) or switch on the
+// corrected variant of a quirk of the book's code (--mask-pad, --pe-offset). Every chapter's
+// main has one shape:
+//
+//   int main(int argc, char** argv) {
+//     CliArgs args("nadaraya_watson", "10.2 Attention Pooling: Nadaraya-Watson ... (sec_nadaraya-watson).");
+//     args.add_int("epochs", 5, "training epochs (the book: 5)", 1, 100000);  // N in [1, 100000]
+//     add_chapter_options(args, "out/nadaraya_watson");                       // --seed --threads --out
+//     args.parse_or_exit(argc, argv);
+//     return run_reporting_errors([&] {
+//       const std::string out = apply_chapter_options(args);                 // seed, threads, mkdir
+//       print_banner("平均汇聚 / Average Pooling");
+//       ... the section's code, args.get_int("epochs") ...
+//       print_saved(path);                                                   // after each file
+//       return 0;
+//     });
+//   }
+//
+// Options are written `--name value` or `--name=value`; flags (add_flag) take no value.
+// --help prints the usage and exits 0; an unknown option, a missing or malformed value, or
+// one out of range prints "error: ..." and the usage to stderr and exits 2, e.g.
+//   error: [--epochs] must be >= 0, got -1
+// parse() does the same checks but throws UsageError, for tests.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace d2l {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class CliArgs {
+ public:
+  CliArgs(std::string program, std::string description);
+
+  void add_int(const std::string& name, int64_t value, const std::string& help, std::optional<int64_t> min = {},
+               std::optional<int64_t> max = {});
+  void add_float(const std::string& name, double value, const std::string& help, std::optional<double> min = {},
+                 std::optional<double> max = {});
+  void add_string(const std::string& name, const std::string& value, const std::string& help,
+                  const std::string& metavar = "S");  // metavar: "--out DIR" in the usage
+  void add_flag(const std::string& name, const std::string& help);  // false unless given
+
+  // Throws UsageError on a bad command line; sets help_requested() on --help / -h.
+  void parse(const std::vector<std::string>& args);
+  void parse_or_exit(int argc, char** argv);
+  bool help_requested() const { return help_; }
+
+  int64_t get_int(const std::string& name) const;
+  float get_float(const std::string& name) const;
+  const std::string& get_string(const std::string& name) const;
+  bool get_flag(const std::string& name) const;
+  bool given(const std::string& name) const;  // set on the command line, not defaulted
+
+  std::string usage() const;
+
+ private:
+  enum class Kind { Int, Float, String, Flag };
+  struct Option {
+    Option(std::string n, std::string h, Kind k) : name(std::move(n)), help(std::move(h)), kind(k) {}
+    std::string name, help;
+    Kind kind;
+    int64_t i = 0;
+    double f = 0;
+    std::string s, metavar;
+    bool flag = false, given = false;
+    std::optional<double> min, max;  // int ranges are exact in double up to 2^53
+  };
+  Option& find(const std::string& name, const char* caller);
+  const Option& find(const std::string& name, Kind kind) const;
+  void add(Option o);
+  void set(Option& o, const std::string& text);
+
+  std::string program_, description_;
+  std::vector<Option> options_;
+  bool help_ = false;
+};
+
+// The options every chapter program has: --seed N (default `seed`, so runs reproduce),
+// --threads N (0: OpenMP's default; ignored in a serial build) and --out DIR (default
+// `out_dir`, e.g. "out/attention_cues").
+void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed = 0);
+// A subsection banner in the program's output, with the book's heading:
+//   == 平均汇聚 / Average Pooling ==
+void print_banner(const std::string& heading);
+// Prints "saved <path>" after a figure is written (as Animator::finish does).
+void print_saved(const std::string& path);
+
+// A chapter's main: runs `body` (the program after its options are parsed) and turns an
+// exception into "error: ..." on stderr (stdout flushed first, so the lines before it
+// stay in order) and exit status 1. Bad usage is parse_or_exit's, with status 2.
+int run_reporting_errors(const std::function<int()>& body);
+
+// Applies them: d2l::manual_seed, omp_set_num_threads (under #ifdef _OPENMP), and creates
+// the output directory. Returns the directory.
+std::string apply_chapter_options(const CliArgs& args);
+
+}  // namespace d2l

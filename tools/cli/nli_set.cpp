@@ -1,0 +1,62 @@
+// tools/cli/nli_set.cpp — build/tools/nli_set: writes the small NLI set that the chapter
+// programs of 15.4 and 15.5 read when SNLI is not there (chapters/data/snli-small/:
+// train.tsv, test.tsv and the word vectors vectors.txt).
+//
+//   make nli-set                         regenerates chapters/data/snli-small/ (the defaults)
+//   build/tools/nli_set --out DIR        the same files into DIR
+// The rules and the lexicon are in tools/data/nli_set.cpp; the defaults reproduce the committed
+// files byte for byte (a test checks it). Each file is written to DIR/.name.tmp first and
+// renamed, so an interrupted run never leaves a half-written split.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "tools/cli/cli_args.h"
+#include "tools/data/nli_set.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_file(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("nli_set: cannot write '" + tmp.string() + "'");
+  }
+  fs::rename(tmp, path);
+}
+
+int run(int argc, char** argv) {
+  d2l::CliArgs args("nli_set", "writes the small NLI set (train.tsv, test.tsv, vectors.txt) bundled for 15.4 and 15.5");
+  const d2l::NliSetOptions defaults;
+  args.add_string("out", "chapters/data/snli-small", "directory to write train.tsv, test.tsv and vectors.txt to", "DIR");
+  args.add_int("train-per-label", defaults.train_per_label, "pairs per label in train.tsv", 1, 100000);
+  args.add_int("test-per-label", defaults.test_per_label, "pairs per label in test.tsv", 1, 100000);
+  args.add_int("seed", static_cast<int64_t>(defaults.seed), "the generator's seed", 0);
+  args.parse_or_exit(argc, argv);
+  d2l::NliSetOptions options;
+  options.train_per_label = args.get_int("train-per-label");
+  options.test_per_label = args.get_int("test-per-label");
+  options.seed = static_cast<uint64_t>(args.get_int("seed"));
+  const d2l::NliSetFiles files = d2l::generate_nli_set(options);
+  const fs::path dir = args.get_string("out");
+  fs::create_directories(dir);
+  write_file(dir / "train.tsv", files.train_tsv);
+  write_file(dir / "test.tsv", files.test_tsv);
+  write_file(dir / "vectors.txt", files.vectors_txt);
+  std::printf("wrote %s (%lld pairs), %s (%lld pairs), %s\n", (dir / "train.tsv").c_str(),
+              static_cast<long long>(3 * options.train_per_label), (dir / "test.tsv").c_str(),
+              static_cast<long long>(3 * options.test_per_label), (dir / "vectors.txt").c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return d2l::run_reporting_errors([&] { return run(argc, argv); });
+}

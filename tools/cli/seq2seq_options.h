@@ -1,0 +1,44 @@
+// tools/cli/seq2seq_options.h — the option block of the two chapters that train the book's
+// encoder–decoder on English–French and translate with it: 10.4 (bahdanau_attention) and
+// 10.7 (transformer). Both declare it the same way and use it the same way:
+//
+//   CliArgs args("transformer", "10.7 Transformer ...");
+//   const Seq2SeqOptions seq2seq(args, 200, 20);   // the book's epochs, --quick's epochs
+//   add_chapter_options(args, "out/transformer");
+//   args.parse_or_exit(argc, argv);
+//   ... resolve_nmt_data(seq2seq.data()) ...
+//   seq2seq.train_or_load(net, [&](int64_t num_epochs) { train_seq2seq(net, data, lr, num_epochs, ...); });
+//
+// Options: --epochs N, --quick, --data PATH (a fra.txt), --save FILE, --load FILE (skip
+// training), --translate "sentence" (one more sentence to translate and draw).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/module.h"
+#include "tools/cli/cli_args.h"
+
+namespace d2l {
+
+class Seq2SeqOptions {
+ public:
+  // Declares the options on `args`, which must outlive this object. book_epochs is the
+  // section's num_epochs (the --epochs default); quick_epochs is what --quick trains.
+  Seq2SeqOptions(CliArgs& args, int64_t book_epochs, int64_t quick_epochs);
+
+  int64_t num_epochs() const;            // quick_epochs with --quick, else --epochs
+  const std::string& data() const;       // --data, "" for the default search (resolve_nmt_data)
+  const std::string& translate() const;  // --translate, "" when not given
+
+  // With --load FILE: reads the parameters into `net` and prints "loaded FILE (training
+  // skipped)". Otherwise calls train(num_epochs()). Then, with --save FILE, writes the
+  // parameters and prints "saved FILE".
+  void train_or_load(Module& net, const std::function<void(int64_t num_epochs)>& train) const;
+
+ private:
+  const CliArgs& args_;
+  int64_t quick_epochs_;
+};
+
+}  // namespace d2l

@@ -1,0 +1,260 @@
+// tools/figures/heatmaps.cpp — d2l.show_heatmaps (10.1 注意力提示 / Attention Cues,
+// sec_attention-cues): one imshow per matrix in a rows × cols grid with shared axes and one
+// colorbar, as the book's
+//   fig, axes = plt.subplots(rows, cols, sharex=True, sharey=True)
+//   ax.imshow(matrix, cmap=cmap); fig.colorbar(pcm, ax=axes, shrink=0.6)
+// Like sharex/sharey, tick labels appear only on the bottom row and the first column; each
+// bottom-row subplot gets the x label, each first-column one the y label, and every subplot
+// its column's title. Unlike the book, whose colorbar shows the last matrix's range, all
+// matrices share one colour scale, so the colorbar is true for every subplot.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/check.h"
+#include "core/tensor.h"
+#include "tools/figures/figures.h"
+#include "tools/figures/figures_style.h"
+
+namespace d2l {
+
+namespace {
+
+constexpr Rgb kBlack{0, 0, 0};
+
+void check_grid(const HeatmapGrid& g, const HeatmapOptions& opt) {
+  const Shape shape{g.rows, g.cols, g.height, g.width};
+  check(g.rows > 0 && g.cols > 0 && g.height > 0 && g.width > 0, "show_heatmaps",
+        "empty matrices: shape (rows, cols, height, width) = ", shape);
+  check(g.values.size() == static_cast<size_t>(g.rows * g.cols * g.height * g.width), "show_heatmaps", "shape ",
+        shape, " needs ", g.rows * g.cols * g.height * g.width, " values, got ", g.values.size());
+  check(opt.titles.empty() || static_cast<int64_t>(opt.titles.size()) == g.cols, "show_heatmaps", "got ",
+        opt.titles.size(), " titles for ", g.cols, " columns of ", shape, " (one per column, or none)");
+  check(opt.xticklabels.empty() || static_cast<int64_t>(opt.xticklabels.size()) == g.width, "show_heatmaps", "got ",
+        opt.xticklabels.size(), " x tick labels for matrices ", shape, " (one per column of a matrix)");
+  check(opt.yticklabels.empty() || static_cast<int64_t>(opt.yticklabels.size()) == g.height, "show_heatmaps",
+        "got ", opt.yticklabels.size(), " y tick labels for matrices ", shape, " (one per row of a matrix)");
+  check(std::isfinite(opt.tick_fontsize) && opt.tick_fontsize > 0 && opt.tick_fontsize <= 100, "show_heatmaps",
+        "tick_fontsize must be in (0, 100] pt, got ", opt.tick_fontsize);
+  colormap(opt.cmap, 0);  // throws for an unknown name
+}
+
+// Ticks of an imshow axis over n cells: integers in [-0.5, n - 0.5], or every cell when
+// words label the cells.
+std::vector<double> cell_ticks(int64_t n, float length_px, float font_px, bool x_axis, bool words) {
+  if (words) {
+    std::vector<double> all;
+    for (int64_t i = 0; i < n; ++i) all.push_back(static_cast<double>(i));
+    return all;
+  }
+  return max_n_locator(-0.5, n - 0.5, auto_nbins(length_px, font_px, x_axis), true);
+}
+
+std::vector<std::string> cell_tick_text(const std::vector<double>& ticks, const std::vector<std::string>& words) {
+  if (!words.empty()) return words;
+  return tick_labels(ticks);
+}
+
+float widest(const std::vector<std::string>& texts, float px) {
+  float w = 0;
+  for (const auto& t : texts) w = std::max(w, measure_text(t, px).width);
+  return w;
+}
+
+}  // namespace
+
+HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
+  check_grid(g, opt);
+  // Named ints, not a structured binding: lambdas below capture W and H, which C++17
+  // does not allow for bindings (clang refuses it; GCC accepts it).
+  const auto wh = figure_pixels(opt.figsize, opt.dpi, opt.fontsize, "show_heatmaps");
+  const int W = wh.first, H = wh.second;
+  const FigureStyle st(opt.dpi, opt.fontsize, opt.tick_fontsize);
+  HeatmapLayout L;
+  L.width = W;
+  L.height = H;
+
+  // The colour scale: min..max over the finite values of all matrices.
+  bool any = false;
+  for (float v : g.values) {
+    if (!std::isfinite(v)) { ++L.nonfinite; continue; }
+    L.vmin = any ? std::min(L.vmin, v) : v;
+    L.vmax = any ? std::max(L.vmax, v) : v;
+    any = true;
+  }
+  if (!any) L.vmin = 0, L.vmax = 1;
+  if (L.vmin == L.vmax) {  // a constant grid: a scale around the value, no 0/0
+    const float d = L.vmin == 0 ? 0.5f : 0.1f * std::fabs(L.vmin);
+    L.vmin -= d;
+    L.vmax += d;
+  }
+
+  // Fixed text extents. y tick labels are at most as wide as the last row's index.
+  const bool xwords = !opt.xticklabels.empty(), ywords = !opt.yticklabels.empty();
+  const float text_h = measure_text("0", st.tick_font).height();
+  const float ytick_w = ywords ? widest(opt.yticklabels, st.tick_font)
+                               : measure_text(std::to_string(g.height - 1), st.tick_font).width;
+  const float xtick_h = xwords ? widest(opt.xticklabels, st.tick_font) : text_h;
+  const float xlabel_h = opt.xlabel.empty() ? 0 : st.label_pad + measure_text(opt.xlabel, st.font).height();
+  const float ylabel_w = opt.ylabel.empty() ? 0 : st.label_pad + measure_text(opt.ylabel, st.font).height();
+  const float title_h = opt.titles.empty() ? 0 : st.title_pad + measure_text("0", st.title_font).height();
+  const float left = st.border + ylabel_w + ytick_w + st.tick_pad + st.tick_len;
+  const float top = st.border + std::max(title_h, 0.5f * text_h);
+  const float bottom = st.tick_len + st.tick_pad + xtick_h + xlabel_h + st.border;
+  const float cbar_gap = 6 * st.pt;
+  // The colorbar: shrink=0.6 of the plotting height (what matplotlib shrinks), but never
+  // taller than the heatmaps themselves; 20 times longer than wide (aspect=20).
+  auto cbar_height = [&](float grid_h) {
+    return std::round(std::min(grid_h, 0.6f * std::max(grid_h, H - top - bottom)));
+  };
+  auto cbar_width = [&](float grid_h) { return std::max(2.0f, std::round(cbar_height(grid_h) / 20)); };
+
+  // Cell size s: the largest that fits, found by bisection since the gaps between rows
+  // must also hold the titles. wspace = hspace = 0.2 of a subplot, as plt.subplots.
+  float cbar_label_w = measure_text("0.00", st.tick_font).width, s = 0, wgap = 0, hgap = 0, gw = 0, gh = 0;
+  auto fit = [&](float cell, bool snap) {
+    wgap = 0.2f * g.width * cell;
+    // a row's title sits under the ticks of the row above it
+    hgap = std::max(0.2f * g.height * cell, title_h > 0 ? st.tick_len + title_h + 2 * st.pt : 0.0f);
+    if (snap) wgap = std::round(wgap), hgap = std::round(hgap);
+    gw = g.cols * g.width * cell + (g.cols - 1) * wgap;
+    gh = g.rows * g.height * cell + (g.rows - 1) * hgap;
+    const float right = cbar_gap + cbar_width(gh) + st.tick_len + st.tick_pad + cbar_label_w + st.border;
+    return left + gw + right <= W && top + gh + bottom <= H;
+  };
+  for (int pass = 0; pass < 3; ++pass) {  // the colorbar's labels depend on its length
+    float lo = 0, hi = static_cast<float>(std::max(W, H));
+    for (int it = 0; it < 60; ++it) {
+      const float mid = 0.5f * (lo + hi);
+      (fit(mid, false) ? lo : hi) = mid;
+    }
+    s = lo >= 3 ? std::floor(lo) : lo;  // whole pixels per cell when cells are big: crisp
+    fit(s, s >= 3);
+    L.colorbar_ticks = max_n_locator(L.vmin, L.vmax, auto_nbins(cbar_height(gh), st.tick_font, false), false);
+    const float w = widest(tick_labels(L.colorbar_ticks), st.tick_font);
+    if (w <= cbar_label_w) break;
+    cbar_label_w = w;
+  }
+  check(s > 0.05f, "show_heatmaps", "figsize (", opt.figsize.first, ", ", opt.figsize.second,
+        ") is too small for the labels of matrices ", Shape{g.rows, g.cols, g.height, g.width},
+        "; use a larger figsize or a smaller fontsize");
+  L.cell = s;
+
+  // Centre the whole block (labels, grid, colorbar) in the canvas.
+  const float right = cbar_gap + cbar_width(gh) + st.tick_len + st.tick_pad + cbar_label_w + st.border;
+  const float gx0 = std::round(0.5f * (W - (left + gw + right)) + left);
+  const float gy0 = std::round(0.5f * (H - (top + gh + bottom)) + top);
+  for (int64_t r = 0; r < g.rows; ++r)
+    for (int64_t c = 0; c < g.cols; ++c) {
+      const float x0 = gx0 + c * (g.width * s + wgap), y0 = gy0 + r * (g.height * s + hgap);
+      L.axes.push_back({x0, y0, x0 + g.width * s, y0 + g.height * s});
+    }
+  const float cb_h = cbar_height(gh), cb_x0 = std::round(gx0 + gw + cbar_gap);
+  const float cb_y0 = std::round(gy0 + 0.5f * (gh - cb_h));
+  L.colorbar = {cb_x0, cb_y0, cb_x0 + cbar_width(gh), cb_y0 + cb_h};
+
+  // Label positions: beyond the tick labels by labelpad, as matplotlib places them.
+  auto xlabel_y = [&](const Box& a) { return a.y1 + st.tick_len + st.tick_pad + xtick_h + st.label_pad; };
+  auto ylabel_x = [&](const Box& a) { return a.x0 - st.tick_len - st.tick_pad - ytick_w - st.label_pad; };
+  for (int64_t k = 0; k < g.rows * g.cols; ++k) {
+    const Box& a = L.axes[k];
+    if (!opt.titles.empty())
+      L.titles.push_back(text_box(opt.titles[k % g.cols], st.title_font, a.cx(), a.y0 - st.title_pad, HAlign::kCenter,
+                                  VAlign::kBottom));
+  }
+  for (int64_t c = 0; c < g.cols; ++c) {
+    const Box& a = L.axes[(g.rows - 1) * g.cols + c];
+    L.xlabels.push_back(opt.xlabel.empty() ? Box{}
+                                           : text_box(opt.xlabel, st.font, a.cx(), xlabel_y(a), HAlign::kCenter, VAlign::kTop));
+  }
+  for (int64_t r = 0; r < g.rows; ++r) {
+    const Box& a = L.axes[r * g.cols];
+    L.ylabels.push_back(opt.ylabel.empty() ? Box{}
+                                           : text_box(opt.ylabel, st.font, ylabel_x(a), a.cy(), HAlign::kRight,
+                                                      VAlign::kCenter, true));
+  }
+  return L;
+}
+
+void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::string& path) {
+  const HeatmapLayout L = heatmap_layout(g, opt);
+  const FigureStyle st(opt.dpi, opt.fontsize, opt.tick_fontsize);
+  Canvas c(L.width, L.height);
+  auto color_of = [&](float v) {
+    return std::isfinite(v) ? colormap(opt.cmap, (v - L.vmin) / (L.vmax - L.vmin)) : kNonFiniteColor;
+  };
+
+  // Cells, nearest-neighbour like imshow: a pixel takes the cell under its centre.
+  for (int64_t r = 0; r < g.rows; ++r)
+    for (int64_t col = 0; col < g.cols; ++col) {
+      const Mask area(L.axes[r * g.cols + col]);
+      for (int y = area.y0; y < area.y0 + area.height; ++y) {
+        const int64_t i = std::min<int64_t>(g.height - 1, static_cast<int64_t>((y + 0.5f - L.axes[r * g.cols + col].y0) / L.cell));
+        for (int x = area.x0; x < area.x0 + area.width; ++x) {
+          const int64_t j = std::min<int64_t>(g.width - 1, static_cast<int64_t>((x + 0.5f - L.axes[r * g.cols + col].x0) / L.cell));
+          c.set_pixel(x, y, color_of(g.at(r, col, std::max<int64_t>(0, i), std::max<int64_t>(0, j))));
+        }
+      }
+    }
+
+  // Spines, ticks on every subplot, tick labels on the outer ones (sharex / sharey).
+  const bool xwords = !opt.xticklabels.empty(), ywords = !opt.yticklabels.empty();
+  const float hw = 0.5f * st.tick_width;
+  for (int64_t r = 0; r < g.rows; ++r)
+    for (int64_t col = 0; col < g.cols; ++col) {
+      const Box& a = L.axes[r * g.cols + col];
+      c.frame_rect(a, st.spine, kBlack);
+      const auto xt = cell_ticks(g.width, a.width(), st.tick_font, true, xwords);
+      const auto yt = cell_ticks(g.height, a.height(), st.tick_font, false, ywords);
+      const auto xs = cell_tick_text(xt, opt.xticklabels), ys = cell_tick_text(yt, opt.yticklabels);
+      for (size_t k = 0; k < xt.size(); ++k) {
+        const float x = a.x0 + (static_cast<float>(xt[k]) + 0.5f) * L.cell;
+        c.fill_rect({x - hw, a.y1, x + hw, a.y1 + st.tick_len}, kBlack);
+        if (r == g.rows - 1)
+          draw_text(c, xs[k], st.tick_font, x, a.y1 + st.tick_len + st.tick_pad, HAlign::kCenter, VAlign::kTop,
+                    kBlack, xwords);
+      }
+      for (size_t k = 0; k < yt.size(); ++k) {
+        const float y = a.y0 + (static_cast<float>(yt[k]) + 0.5f) * L.cell;
+        c.fill_rect({a.x0 - st.tick_len, y - hw, a.x0, y + hw}, kBlack);
+        if (col == 0)
+          draw_text(c, ys[k], st.tick_font, a.x0 - st.tick_len - st.tick_pad, y, HAlign::kRight, VAlign::kCenter);
+      }
+      if (!opt.titles.empty())
+        draw_text(c, opt.titles[col], st.title_font, a.cx(), a.y0 - st.title_pad, HAlign::kCenter, VAlign::kBottom);
+    }
+  for (int64_t col = 0; col < g.cols && !opt.xlabel.empty(); ++col)
+    draw_text(c, opt.xlabel, st.font, L.xlabels[col].cx(), L.xlabels[col].y0, HAlign::kCenter, VAlign::kTop);
+  for (int64_t r = 0; r < g.rows && !opt.ylabel.empty(); ++r)
+    draw_text(c, opt.ylabel, st.font, L.ylabels[r].x1, L.ylabels[r].cy(), HAlign::kRight, VAlign::kCenter, kBlack,
+              true);
+
+  // The colorbar: vmin at the bottom, ticks and numbers on its right.
+  const Box& cb = L.colorbar;
+  const Mask strip(cb);
+  for (int y = strip.y0; y < strip.y0 + strip.height; ++y) {
+    const Rgb col = colormap(opt.cmap, (cb.y1 - (y + 0.5f)) / cb.height());
+    for (int x = strip.x0; x < strip.x0 + strip.width; ++x) c.set_pixel(x, y, col);
+  }
+  c.frame_rect(cb, st.spine, kBlack);
+  const auto labels = tick_labels(L.colorbar_ticks);
+  for (size_t k = 0; k < labels.size(); ++k) {
+    const float y = cb.y1 - static_cast<float>((L.colorbar_ticks[k] - L.vmin) / (L.vmax - L.vmin)) * cb.height();
+    c.fill_rect({cb.x1, y - hw, cb.x1 + st.tick_len, y + hw}, kBlack);
+    draw_text(c, labels[k], st.tick_font, cb.x1 + st.tick_len + st.tick_pad, y, HAlign::kLeft, VAlign::kCenter);
+  }
+
+  if (L.nonfinite > 0) {
+    size_t first = 0;
+    while (std::isfinite(g.values[first])) ++first;
+    const int64_t j = first % g.width, i = first / g.width % g.height, col = first / (g.width * g.height) % g.cols,
+                  r = first / (g.width * g.height * g.cols);
+    std::fprintf(stderr, "warning: [show_heatmaps] %lld NaN/inf value(s), first at [%lld, %lld, %lld, %lld] = %g; "
+                 "drawn grey (%s) in %s\n", static_cast<long long>(L.nonfinite), static_cast<long long>(r),
+                 static_cast<long long>(col), static_cast<long long>(i), static_cast<long long>(j),
+                 static_cast<double>(g.values[first]), hex_str(kNonFiniteColor).c_str(), path.c_str());
+  }
+  c.save_png(path, "show_heatmaps");
+}
+
+}  // namespace d2l

@@ -1,0 +1,17 @@
+// tools/train/ids_tensor.cpp — ids as a float tensor (see the header).
+#include "tools/train/ids_tensor.h"
+
+#include "core/check.h"
+
+namespace d2l {
+
+Tensor ids_tensor(const std::vector<int64_t>& ids, const Shape& shape) {
+  check(static_cast<int64_t>(ids.size()) == numel_of(shape), "ids_tensor", ids.size(), " ids do not fill shape ",
+        shape);
+  Tensor t = empty(shape);
+  float* p = t.data();
+  for (size_t i = 0; i < ids.size(); ++i) p[i] = static_cast<float>(ids[i]);
+  return t;
+}
+
+}  // namespace d2l

@@ -1,0 +1,88 @@
+// tools/train/train_ch13.cpp — the book's train_ch13 (see the header).
+#include "tools/train/train_ch13.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "core/autograd.h"
+#include "core/check.h"
+#include "core/ops.h"
+#include "tools/figures/animator.h"
+#include "tools/train/ids_tensor.h"
+
+namespace d2l {
+
+double accuracy(const Tensor& y_hat, const std::vector<int64_t>& y) {
+  const Tensor pred = argmax(y_hat, 1);
+  double correct = 0;
+  for (size_t i = 0; i < y.size(); ++i) correct += static_cast<int64_t>(pred.data()[i]) == y[i];
+  return correct;
+}
+
+double evaluate_accuracy(Module& net, const BatchForward& forward, SNLIDataLoader& data_iter) {
+  net.eval();
+  NoGrad no_grad;
+  double correct = 0, count = 0;  // the book's Accumulator(2)
+  for (int64_t i = 0; i < data_iter.num_batches(); ++i) {
+    const SNLIBatch b = data_iter.batch(i);
+    correct += accuracy(forward(b), b.labels);
+    count += b.batch_size;
+  }
+  return correct / count;
+}
+
+TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoader& train_iter,
+                           SNLIDataLoader& test_iter, Optimizer& trainer, int64_t num_epochs,
+                           const std::string& figure_path) {
+  check(num_epochs >= 1, "train_ch13", "num_epochs must be >= 1, got ", num_epochs);
+  // The book's xlim=[1, num_epochs]; a single epoch needs [0, 1] to have a width at all.
+  const std::pair<float, float> xlim{num_epochs > 1 ? 1.0f : 0.0f, static_cast<float>(num_epochs)};
+  Animator animator("epoch", {"train loss", "train acc", "test acc"}, xlim, num_epochs, figure_path,
+                    std::make_pair(0.0f, 1.0f));
+  const int64_t num_batches = train_iter.num_batches();
+  double timer_sum = 0;                          // seconds inside training batches only
+  double metric[4] = {0, 0, 0, 0}, test_acc = 0;  // loss sum, correct, examples, labels
+  for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
+    std::fill(metric, metric + 4, 0.0);
+    train_iter.start_epoch();
+    for (int64_t i = 0; i < num_batches; ++i) {
+      const SNLIBatch b = train_iter.batch(i);
+      const auto t0 = std::chrono::steady_clock::now();
+      // train_batch_ch13: loss = CrossEntropyLoss(reduction='none'), summed for backward.
+      net.train();
+      trainer.zero_grad();
+      const Tensor pred = forward(b);
+      Tensor l = sum(softmax_cross_entropy(pred, ids_tensor(b.labels, {b.batch_size})));
+      l.backward();
+      trainer.step();
+      metric[0] += l.item(), metric[1] += accuracy(pred, b.labels);
+      metric[2] += b.batch_size, metric[3] += b.batch_size;
+      timer_sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if ((i + 1) % std::max<int64_t>(1, num_batches / 5) == 0 || i == num_batches - 1) {
+        char speed[64];
+        std::snprintf(speed, sizeof speed, "%.1f examples/sec", metric[2] * (epoch + 1) / timer_sum);
+        animator.add(epoch + static_cast<float>(i + 1) / num_batches,
+                     {static_cast<float>(metric[0] / metric[2]), static_cast<float>(metric[1] / metric[3]), NAN},
+                     speed);
+      }
+    }
+    test_acc = evaluate_accuracy(net, forward, test_iter);
+    animator.add(static_cast<float>(epoch + 1), {NAN, NAN, static_cast<float>(test_acc)});
+  }
+  animator.finish();
+  TrainCh13Result r;
+  r.loss = metric[0] / metric[2];
+  r.train_acc = metric[1] / metric[3];
+  r.test_acc = test_acc;
+  r.examples_per_sec = metric[2] * num_epochs / timer_sum;
+  r.test_acc_by_epoch = animator.series()[2].y;
+  std::printf("loss %.3f, train acc %.3f, test acc %.3f\n", r.loss, r.train_acc, r.test_acc);
+  std::printf("%.1f examples/sec on cpu\n", r.examples_per_sec);
+  std::fflush(stdout);
+  return r;
+}
+
+}  // namespace d2l

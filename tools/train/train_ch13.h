@@ -1,0 +1,48 @@
+// tools/train/train_ch13.h — the book's classifier training loop, train_ch13 with
+// train_batch_ch13 (defined in 13.1 图像增广 / Image Augmentation, sec_image_augmentation), and
+// the helpers it uses: accuracy (3.6 softmax regression) and evaluate_accuracy_gpu (6.6
+// LeNet). 15.5 (sec_natural-language-inference-attention) trains the decomposable attention
+// model with it, on SNLI batches.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/module.h"
+#include "core/optim.h"
+#include "tools/data/snli_data.h"
+
+namespace d2l {
+
+// The network's forward on one batch: the logits (batch_size, num_classes). The book's
+// train_batch_ch13 calls net(*X) when X is a list, here (premises, hypotheses).
+using BatchForward = std::function<Tensor(const SNLIBatch&)>;
+
+// The book's d2l.accuracy: how many rows of y_hat (n, num_classes) have their argmax at
+// the label y[i] (a count, not a fraction).
+double accuracy(const Tensor& y_hat, const std::vector<int64_t>& y);
+
+// The book's evaluate_accuracy_gpu: eval mode, no graph, the fraction of the split's
+// examples classified correctly.
+double evaluate_accuracy(Module& net, const BatchForward& forward, SNLIDataLoader& data_iter);
+
+struct TrainCh13Result {
+  double loss = 0, train_acc = 0, test_acc = 0;  // the last epoch's, as the book prints them
+  double examples_per_sec = 0;                   // examples of all epochs / seconds in training batches
+  std::vector<float> test_acc_by_epoch;          // the Animator's third curve
+};
+
+// The book's train_ch13(net, train_iter, test_iter, loss, trainer, num_epochs): each batch
+// in training mode, loss = CrossEntropyLoss(reduction='none') summed for backward, one
+// trainer step; after each epoch the test accuracy. The Animator (xlim [1, num_epochs],
+// ylim [0, 1]) shows train loss, train acc and test acc, about five points per epoch, and
+// writes its curves to figure_path. Prints the book's closing lines
+//   loss 0.xxx, train acc 0.xxx, test acc 0.xxx
+//   NNNN.N examples/sec on cpu
+// The timer runs inside the training batches only, as the book's. num_epochs >= 1.
+TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoader& train_iter,
+                           SNLIDataLoader& test_iter, Optimizer& trainer, int64_t num_epochs,
+                           const std::string& figure_path);
+
+}  // namespace d2l

@@ -1,0 +1,64 @@
+// tools/train/train_seq2seq.h — 9.7 序列到序列学习（seq2seq） / Sequence to Sequence Learning
+// (sec_seq2seq_training): the book's train_seq2seq and predict_seq2seq, which 9.7 and
+// 10.4 (sec_seq2seq_attention) share.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "layers/encoder_decoder.h"
+#include "tools/data/nmt_data.h"
+#include "tools/data/vocab.h"
+
+namespace d2l {
+
+// The book's xavier_init_weights, applied by train_seq2seq: Xavier-uniform on every
+// nn.Linear weight and every GRU weight matrix; biases and embeddings keep their init.
+// Module keeps no record of which class owns a parameter, so the rule is read off the
+// names: a 2-D parameter named "...weight" (Linear) or "...weight_ih_l*"/"weight_hh_l*"
+// (GRU), except "embedding.weight". Returns the names initialised, for tests and logs.
+std::vector<std::string> xavier_init_weights(Module& net);
+
+struct TrainSeq2SeqOptions {
+  std::string figure_path;  // the loss curve PNG and the Animator's progress line ("": neither)
+  bool print_result = true;  // the closing "loss ..., ... tokens/sec on cpu" line
+};
+
+struct TrainSeq2SeqResult {
+  double loss = 0;            // last epoch: Σ per-sequence loss / Σ valid target tokens
+  double tokens_per_sec = 0;  // last epoch: Σ valid target tokens / its wall time
+  std::vector<std::pair<int64_t, double>> curve;  // (epoch, loss) every 10 epochs, as plotted
+  std::vector<double> epoch_loss;                  // every epoch's loss, for tests
+  std::vector<double> epoch_tokens_per_sec;        // every epoch's speed, for benchmarks
+};
+
+// The book's train_seq2seq(net, data_iter, lr, num_epochs, tgt_vocab, device): Xavier
+// init, Adam(lr), teacher forcing (the decoder reads <bos> followed by Y[:, :-1]),
+// MaskedSoftmaxCELoss summed over the batch for backward, global-norm clipping at 1, a
+// fresh shuffle of the pairs every epoch, and the book's closing line
+//   loss 0.xxx, NNNN.N tokens/sec on cpu
+// computed from the last epoch. Puts net in training mode.
+TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float lr, int64_t num_epochs,
+                                 const Vocab& tgt_vocab, const std::string& device = "cpu",
+                                 const TrainSeq2SeqOptions& options = {});
+
+// The book's predict_seq2seq: greedy decoding in eval mode without a graph. The source is
+// lower-cased and split on ' ', '<eos>' appended, and enc_valid_len is that count BEFORE
+// truncate_pad to num_steps (as the book). Decoding starts from '<bos>', feeds back the
+// argmax token, and stops at '<eos>' or after num_steps tokens. With
+// save_attention_weights (net.decoder must be an AttentionDecoder), the second result holds
+// the attention weights of every decoding step, each (1, 1, num_steps).
+std::pair<std::string, std::vector<Tensor>> predict_seq2seq(EncoderDecoder& net, const std::string& src_sentence,
+                                                            const Vocab& src_vocab, const Vocab& tgt_vocab,
+                                                            int64_t num_steps, const std::string& device = "cpu",
+                                                            bool save_attention_weights = false);
+
+// The same, keeping every attention tensor the decoder exposes at each step (the
+// Transformer's: self-attention of each block, then encoder–decoder attention of each
+// block), as the book's predict_seq2seq saves net.decoder.attention_weights whole.
+std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
+    EncoderDecoder& net, const std::string& src_sentence, const Vocab& src_vocab, const Vocab& tgt_vocab,
+    int64_t num_steps, const std::string& device = "cpu", bool save_attention_weights = false);
+
+}  // namespace d2l
