@@ -1,14 +1,21 @@
-// core/module.cpp — parameter registry, train/eval, and parameter files.
+// core/module.cpp — parameter registry, train/eval, parameter files, and printing.
 #include "core/module.h"
 
+#include <cxxabi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <typeinfo>
 
 namespace d2l {
 
@@ -173,6 +180,105 @@ void Module::load(const std::string& path) {
     Tensor t = params[i].second;
     std::memcpy(t.data(), data[i], sizeof(float) * t.numel());
   }
+}
+
+// --- printing -------------------------------------------------------------------------------
+namespace {
+
+// Python's _addindent: every line after the first moves right by `spaces`.
+std::string add_indent(const std::string& s, int spaces) {
+  std::string out;
+  for (char c : s) {
+    out += c;
+    if (c == '\n') out.append(static_cast<size_t>(spaces), ' ');
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Module::type_name() const {
+  // The dynamic type's demangled name ("d2l::MultiHeadAttention") without its namespaces;
+  // template arguments, if any, are kept.
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(typeid(*this).name(), nullptr, nullptr, &status),
+                                                   std::free);
+  std::string name = status == 0 && demangled ? demangled.get() : typeid(*this).name();
+  const size_t args = name.find('<');
+  const size_t colon = name.rfind("::", args == std::string::npos ? std::string::npos : args);
+  return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+
+std::string Module::repr() const {
+  // nn.Module.__repr__: the extra_repr lines, then "(name): " + child repr indented by two.
+  std::vector<std::string> lines;
+  const std::string extra = extra_repr();
+  std::vector<std::string> extra_lines;
+  if (!extra.empty()) {
+    std::istringstream in(extra);
+    for (std::string line; std::getline(in, line);) extra_lines.push_back(line);
+  }
+  lines = extra_lines;
+  for (const auto& [name, child] : children_) lines.push_back("(" + name + "): " + add_indent(child->repr(), 2));
+  std::string s = type_name() + "(";
+  if (extra_lines.size() == 1 && children_.empty()) {
+    s += extra_lines[0];
+  } else if (!lines.empty()) {
+    s += "\n";
+    for (const std::string& line : lines) s += "  " + line + "\n";
+  }
+  return s + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m) { return os << m.repr(); }
+
+std::string summary(const Module& m) {
+  const auto params = m.named_parameters();
+  std::vector<std::string> names{"parameter"}, shapes{"shape"}, counts{"count"};
+  int64_t total = 0;
+  for (const auto& [name, t] : params) {
+    names.push_back(name);
+    shapes.push_back(shape_str(t.shape()));
+    counts.push_back(std::to_string(t.numel()));
+    total += t.numel();
+  }
+  names.push_back("total (" + std::to_string(params.size()) + (params.size() == 1 ? " tensor)" : " tensors)"));
+  shapes.push_back("");
+  counts.push_back(std::to_string(total));
+  size_t wn = 0, ws = 0, wc = 0;
+  for (size_t i = 0; i < names.size(); ++i)
+    wn = std::max(wn, names[i].size()), ws = std::max(ws, shapes[i].size()), wc = std::max(wc, counts[i].size());
+  std::ostringstream os;
+  os << m.type_name() << "\n";
+  for (size_t i = 0; i < names.size(); ++i) {
+    os << names[i] << std::string(wn - names[i].size() + 2, ' ') << shapes[i] << std::string(ws - shapes[i].size() + 2, ' ')
+       << std::string(wc - counts[i].size(), ' ') << counts[i] << "\n";
+  }
+  return os.str();
+}
+
+std::string python_float(float v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // The fewest significant digits that read back as the same float (Python's repr does
+  // this for doubles; PyTorch's settings here are floats, so 0.1f prints as "0.1").
+  char buf[64];
+  int digits = 1;
+  for (; digits < 9; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) break;
+  }
+  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, static_cast<double>(v));
+  const int exponent = std::atoi(std::strchr(buf, 'e') + 1);
+  // Python writes fixed notation for exponents -4 .. 15 and "1e-05" style otherwise.
+  if (exponent < -4 || exponent >= 16) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(v));  // C's %g: "1e-05", "1.5e+16"
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(0, digits - 1 - exponent), static_cast<double>(v));
+  std::string s = buf;
+  if (s.find('.') == std::string::npos) s += ".0";
+  return s;
 }
 
 }  // namespace d2l

@@ -10,7 +10,13 @@
 //
 // named_parameters() then yields "W_k.weight", "W_q.weight", ... as PyTorch's state_dict.
 // Modules register their children by address, so they are neither copyable nor movable.
+//
+// Printing: `std::cout << net` writes what PyTorch's print(net) writes, the class name and,
+// indented, each registered child as "(name): ..." in registration order; a layer adds its
+// settings with extra_repr(), as nn.Module.extra_repr does (Linear: "in_features=100,
+// out_features=100, bias=False"). summary(net) lists every parameter with its shape.
 #pragma once
+#include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +48,15 @@ class Module {
   void save(const std::string& path) const;
   void load(const std::string& path);
 
+  // PyTorch's __repr__: type_name() + "(" + extra_repr() and the children, one per line,
+  // indented two spaces per level + ")". A module with neither prints "Name()".
+  std::string repr() const;
+  // The class name PyTorch would print: the C++ class name without its namespace.
+  virtual std::string type_name() const;
+  // The layer's own settings, as nn.Module.extra_repr (Linear, Dropout, ...); "" by default.
+  virtual std::string extra_repr() const { return ""; }
+  const std::vector<std::pair<std::string, Module*>>& named_children() const { return children_; }
+
  protected:
   Tensor& register_parameter(const std::string& name, Tensor value);  // sets requires_grad
   void register_module(const std::string& name, Module& child);
@@ -51,5 +66,20 @@ class Module {
   std::vector<std::pair<std::string, Module*>> children_;
   bool training_ = true;
 };
+
+std::ostream& operator<<(std::ostream& os, const Module& m);  // os << m.repr()
+
+// Every parameter by its registered dotted name, with its shape and element count, then the
+// total, as a table:
+//   parameter    shape       count
+//   W_q.weight   (100, 100)  10000
+//   ...
+//   total (4 tensors)        40000
+std::string summary(const Module& m);
+
+// Python's repr of a float setting, as PyTorch's printouts show it: the shortest decimal
+// that reads back as the same float, "1.0" for whole numbers, exponent form below 1e-4
+// ("0.5", "0.1", "1e-05").
+std::string python_float(float v);
 
 }  // namespace d2l

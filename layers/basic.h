@@ -1,11 +1,14 @@
 // layers/basic.h — the PyTorch building blocks the book's attention layers are made of:
 // nn.Linear, nn.Dropout, nn.Embedding and nn.LayerNorm, with PyTorch's parameter names,
-// shapes and default initialisation, so a layer here lines up with the book's PyTorch tab.
+// shapes and default initialisation, so a layer here lines up with the book's PyTorch tab;
+// and the parameter-free nn.ReLU, nn.Flatten and nn.Sequential, which the book's models
+// register as children, so that printing a model (core/module.h) shows PyTorch's tree.
 //
 // Each class is a Module (core/module.h): its constructor registers the parameters under
 // PyTorch's names (weight, bias), and train()/eval() switch Dropout on and off.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "core/module.h"
 #include "core/tensor.h"
@@ -21,6 +24,7 @@ class Linear : public Module {
   Linear(int64_t in_features, int64_t out_features, bool bias = true);
   Tensor forward(const Tensor& x) const;
   Tensor operator()(const Tensor& x) const { return forward(x); }
+  std::string extra_repr() const override;  // "in_features=100, out_features=100, bias=False"
 
   int64_t in_features, out_features;
   Tensor weight, bias;
@@ -34,6 +38,7 @@ class Dropout : public Module {
   explicit Dropout(float p);
   Tensor forward(const Tensor& x) const;
   Tensor operator()(const Tensor& x) const { return forward(x); }
+  std::string extra_repr() const override;  // "p=0.5, inplace=False"
 
   float p;
 };
@@ -45,6 +50,7 @@ class Embedding : public Module {
   Embedding(int64_t vocab_size, int64_t embed_size);
   Tensor forward(const Tensor& indices) const;
   Tensor operator()(const Tensor& indices) const { return forward(indices); }
+  std::string extra_repr() const override;  // "vocab_size, embed_size"
 
   int64_t vocab_size, embed_size;
   Tensor weight;
@@ -59,10 +65,38 @@ class LayerNorm : public Module {
   explicit LayerNorm(int64_t normalized_shape, float eps = 1e-5f) : LayerNorm(Shape{normalized_shape}, eps) {}
   Tensor forward(const Tensor& x) const;
   Tensor operator()(const Tensor& x) const { return forward(x); }
+  std::string extra_repr() const override;  // "(32,), eps=1e-05, elementwise_affine=True"
 
   Shape normalized_shape;
   float eps;
   Tensor weight, bias;
+};
+
+// nn.ReLU(): max(x, 0) element-wise; prints as "ReLU()".
+class ReLU : public Module {
+ public:
+  Tensor forward(const Tensor& x) const;
+  Tensor operator()(const Tensor& x) const { return forward(x); }
+};
+
+// nn.Flatten(start_dim, end_dim): merges dims start_dim..end_dim into one (negative dims count
+// from the end, as PyTorch's). (d0, d1, d2) with the defaults 1, -1 -> (d0, d1 * d2).
+class Flatten : public Module {
+ public:
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1) : start_dim(start_dim), end_dim(end_dim) {}
+  Tensor forward(const Tensor& x) const;
+  Tensor operator()(const Tensor& x) const { return forward(x); }
+  std::string extra_repr() const override;  // "start_dim=1, end_dim=-1"
+  int64_t start_dim, end_dim;
+};
+
+// nn.Sequential used as the book's 10.7 uses it: a named container (blks.add_module("block0",
+// ...)), so parameter names read "blks.block0.attention.W_q.weight" and the model prints
+// "(blks): Sequential(...)". It refers to its children, which their owner keeps; the layers
+// that hold one call each block themselves (the blocks' forwards take different arguments).
+class Sequential : public Module {
+ public:
+  void add_module(const std::string& name, Module& child) { register_module(name, child); }
 };
 
 }  // namespace d2l

@@ -70,6 +70,13 @@ GRU::GRU(int64_t input_size_, int64_t num_hiddens_, int64_t num_layers_, float d
   }
 }
 
+std::string GRU::extra_repr() const {
+  std::string s = std::to_string(input_size) + ", " + std::to_string(num_hiddens);
+  if (num_layers != 1) s += ", num_layers=" + std::to_string(num_layers);
+  if (dropout != 0.0f) s += ", dropout=" + python_float(dropout);
+  return s;
+}
+
 std::pair<Tensor, Tensor> GRU::forward(const Tensor& X, const Tensor& state) {
   SectionScope section("9.1 GRU");
   check(X.defined() && X.ndim() == 3 && X.shape()[2] == input_size && X.shape()[0] >= 1, "GRU",

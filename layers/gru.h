@@ -11,6 +11,7 @@
 // vectors. We follow PyTorch, so weights and numbers carry over to the book's nn.GRU code.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,9 @@ class GRU : public Module {
   //      state  (num_layers, batch_size, num_hiddens): every layer's h at the last step.
   std::pair<Tensor, Tensor> forward(const Tensor& X, const Tensor& state = Tensor());
   std::pair<Tensor, Tensor> operator()(const Tensor& X, const Tensor& state = Tensor()) { return forward(X, state); }
+  // nn.GRU's: "input_size, num_hiddens", then ", num_layers=2" and ", dropout=0.1" when not
+  // the defaults 1 and 0.
+  std::string extra_repr() const override;
 
   const int64_t input_size, num_hiddens, num_layers;
   const float dropout;

@@ -16,20 +16,26 @@ namespace d2l {
 // --- mlp -------------------------------------------------------------------------------------
 mlp::mlp(int64_t num_inputs, int64_t num_hiddens, bool flatten)
     : flatten(flatten), dropout1(0.2f), dropout2(0.2f), linear1(num_inputs, num_hiddens), linear2(num_hiddens, num_hiddens) {
-  // nn.Sequential indices: 0 Dropout, 1 Linear, 2 ReLU, [Flatten], Dropout, Linear, ...
+  // nn.Sequential indices: 0 Dropout, 1 Linear, 2 ReLU, [3 Flatten], Dropout, Linear, ReLU,
+  // [Flatten].
   register_module("0", dropout1);
   register_module("1", linear1);
+  register_module("2", relu1);
+  if (flatten) register_module("3", flatten1);
   register_module(flatten ? "4" : "3", dropout2);
   register_module(flatten ? "5" : "4", linear2);
+  register_module(flatten ? "6" : "5", relu2);
+  if (flatten) register_module("7", flatten2);
 }
 
 Tensor mlp::forward(const Tensor& x) const {
   SectionScope section("15.5 mlp");
-  Tensor y = relu(linear1(dropout1(x)));
-  // nn.Flatten(start_dim=1): (batch_size, d1, d2, ...) -> (batch_size, d1 * d2 * ...).
-  if (flatten && y.ndim() > 2) y = reshape(y, {y.size(0), -1});
-  y = relu(linear2(dropout2(y)));
-  if (flatten && y.ndim() > 2) y = reshape(y, {y.size(0), -1});
+  Tensor y = relu1(linear1(dropout1(x)));
+  // nn.Flatten(start_dim=1): (batch_size, d1, d2, ...) -> (batch_size, d1 * d2 * ...); a
+  // no-op on Aggregate's 2-D input.
+  if (flatten && y.ndim() > 2) y = flatten1(y);
+  y = relu2(linear2(dropout2(y)));
+  if (flatten && y.ndim() > 2) y = flatten2(y);
   return y;
 }
 

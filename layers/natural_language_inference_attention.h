@@ -18,6 +18,7 @@
 // leaves them out of the sums, so the output no longer depends on how much padding there is.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "core/module.h"
 #include "core/tensor.h"
@@ -29,17 +30,21 @@ namespace d2l {
 // num_hiddens), ReLU, Dropout(0.2), Linear(num_hiddens, num_hiddens), ReLU. With flatten, an
 // nn.Flatten(start_dim=1) follows each ReLU (Aggregate's h; a no-op on its 2-D input).
 //   x (..., num_inputs) -> (..., num_hiddens); flatten: (batch_size, ...) -> (batch_size, -1)
-// The Linears are registered under their nn.Sequential indices ("1" and "4", or "1" and "5"
-// with flatten), so parameter names match the PyTorch model's state_dict.
+// Every layer is registered under its nn.Sequential index (the Linears "1" and "4", or "1"
+// and "5" with flatten), so parameter names match the PyTorch model's state_dict and the
+// model prints as the book's nn.Sequential.
 class mlp : public Module {
  public:
   mlp(int64_t num_inputs, int64_t num_hiddens, bool flatten);
   Tensor forward(const Tensor& x) const;
   Tensor operator()(const Tensor& x) const { return forward(x); }
+  std::string type_name() const override { return "Sequential"; }  // the book returns nn.Sequential
 
   bool flatten;
   Dropout dropout1, dropout2;
   Linear linear1, linear2;  // (num_hiddens, num_inputs), (num_hiddens, num_hiddens)
+  ReLU relu1, relu2;
+  Flatten flatten1, flatten2;  // registered only with flatten
 };
 
 // Step 1, attending: soft alignment of each sentence to every token of the other.

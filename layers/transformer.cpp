@@ -12,12 +12,13 @@ namespace d2l {
 PositionWiseFFN::PositionWiseFFN(int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t ffn_num_outputs)
     : dense1(ffn_num_input, ffn_num_hiddens), dense2(ffn_num_hiddens, ffn_num_outputs) {
   register_module("dense1", dense1);
+  register_module("relu", relu);
   register_module("dense2", dense2);
 }
 
 Tensor PositionWiseFFN::forward(const Tensor& X) const {
   SectionScope section("10.7 PositionWiseFFN");
-  return dense2(relu(dense1(X)));
+  return dense2(relu(dense1(X)));  // relu: the ReLU child, as the book's self.relu
 }
 
 AddNorm::AddNorm(Shape normalized_shape, float dropout_p) : dropout(dropout_p), ln(std::move(normalized_shape)) {
@@ -57,10 +58,11 @@ TransformerEncoder::TransformerEncoder(int64_t vocab_size, int64_t key_size, int
     : num_hiddens(num_hiddens_), embedding(vocab_size, num_hiddens_), pos_encoding(num_hiddens_, dropout) {
   register_module("embedding", embedding);
   register_module("pos_encoding", pos_encoding);
+  register_module("blks", blks_seq);
   for (int64_t i = 0; i < num_layers; ++i) {
     blks.push_back(std::make_unique<EncoderBlock>(key_size, query_size, value_size, num_hiddens, norm_shape,
                                                   ffn_num_input, ffn_num_hiddens, num_heads, dropout, use_bias));
-    register_module("blks.block" + std::to_string(i), *blks.back());  // the book's add_module names
+    blks_seq.add_module("block" + std::to_string(i), *blks.back());  // the book's add_module names
   }
 }
 
@@ -126,10 +128,11 @@ TransformerDecoder::TransformerDecoder(int64_t vocab_size, int64_t key_size, int
       dense(num_hiddens_, vocab_size) {
   register_module("embedding", embedding);
   register_module("pos_encoding", pos_encoding);
+  register_module("blks", blks_seq);
   for (int64_t i = 0; i < num_layers; ++i) {
     blks.push_back(std::make_unique<DecoderBlock>(key_size, query_size, value_size, num_hiddens, norm_shape,
                                                   ffn_num_input, ffn_num_hiddens, num_heads, dropout, i));
-    register_module("blks.block" + std::to_string(i), *blks.back());
+    blks_seq.add_module("block" + std::to_string(i), *blks.back());
   }
   register_module("dense", dense);
 }

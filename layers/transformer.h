@@ -22,7 +22,9 @@ class PositionWiseFFN : public Module {
   PositionWiseFFN(int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t ffn_num_outputs);
   Tensor forward(const Tensor& X) const;
   Tensor operator()(const Tensor& X) const { return forward(X); }
-  Linear dense1, dense2;
+  Linear dense1;
+  ReLU relu;
+  Linear dense2;
 };
 
 // LayerNorm(dropout(Y) + X): the residual connection, then layer normalisation over
@@ -64,7 +66,8 @@ class TransformerEncoder : public Encoder {
   int64_t num_hiddens;
   Embedding embedding;
   PositionalEncoding pos_encoding;
-  std::vector<std::unique_ptr<EncoderBlock>> blks;
+  std::vector<std::unique_ptr<EncoderBlock>> blks;  // the blocks, owned here
+  Sequential blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
   std::vector<Tensor> attention_weights;  // per block: (batch_size * num_heads, num_steps, num_steps)
 };
 
@@ -104,7 +107,8 @@ class TransformerDecoder : public AttentionDecoder {
   int64_t num_hiddens, num_layers;
   Embedding embedding;
   PositionalEncoding pos_encoding;
-  std::vector<std::unique_ptr<DecoderBlock>> blks;
+  std::vector<std::unique_ptr<DecoderBlock>> blks;  // the blocks, owned here
+  Sequential blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
   Linear dense;
 
  private:
