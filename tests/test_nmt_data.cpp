@@ -26,6 +26,8 @@ using d2l::TokenLines;
 namespace {
 
 using d2l_test::kBundledFra;
+using d2l_test::kFixtureRoot;
+using d2l_test::kMadeFra;
 using d2l_test::kRealFra;
 
 // A file in the temp directory holding `text`, removed when the test ends.
@@ -36,6 +38,7 @@ struct TempFile {
 };
 
 tt::assertion_result real_fra_present(utf::test_unit_id) { return d2l_test::file_present(kRealFra); }
+tt::assertion_result made_fra_present(utf::test_unit_id) { return d2l_test::file_present(kMadeFra); }
 
 std::vector<int64_t> row(const d2l::NmtArray& a, int64_t r) {
   return {a.array.begin() + r * a.num_steps, a.array.begin() + (r + 1) * a.num_steps};
@@ -251,6 +254,49 @@ BOOST_AUTO_TEST_CASE(data_source_order) {
   const d2l::DataSource def = d2l::resolve_nmt_data();
   const bool made = static_cast<bool>(std::ifstream("data/fra-eng/fra.txt"));
   BOOST_TEST(def.path == (made ? "data/fra-eng/fra.txt" : kBundledFra));
+}
+
+// The book's layout on a fixture: tests/fixtures/data/fra-eng/fra.txt is found under its root
+// as `make data`'s data/fra-eng/fra.txt is, and read as the book reads fra.txt. Its six pairs
+// (tests/fixtures/README.md) numbered by hand: with min_freq 2, source tokens
+// . (4) go (3) run (3) ! (2) we (2) and target tokens ! (3) . (3) va (2) cours (2) nous (2)
+// follow '<unk>' '<pad>' '<bos>' '<eos>', equal counts in order of first appearance;
+// "courons" and "allons" occur once and become '<unk>' (0).
+BOOST_AUTO_TEST_CASE(book_layout_fixture) {
+  const d2l::DataSource s = d2l::resolve_nmt_data("", kFixtureRoot);
+  BOOST_TEST(s.path == "tests/fixtures/data/fra-eng/fra.txt");
+  BOOST_TEST(s.description.find("from `make data`") != std::string::npos);
+  // Without data/ under the root: the bundled corpus under the same root.
+  BOOST_TEST(d2l::resolve_nmt_data("", "tests").path == "tests/chapters/data/fra-eng-small.txt");
+  // U+202F before '!' and U+00A0 inside "Nous allons." are spaces after preprocessing.
+  const auto tok = d2l::tokenize_nmt(d2l::preprocess_nmt(d2l::read_data_nmt(s.path)), 0, s.path);
+  BOOST_REQUIRE_EQUAL(tok.source.size(), 6u);
+  BOOST_TEST((tok.target[0] == std::vector<std::string>{"va", "!"}));
+  BOOST_TEST((tok.source[3] == std::vector<std::string>{"we", "run", "."}));
+  BOOST_TEST((tok.target[4] == std::vector<std::string>{"nous", "allons", "."}));
+  const d2l::NmtData d = d2l::load_data_nmt(2, 5, 600, s.path);
+  BOOST_TEST((d.src_vocab.idx_to_token() ==
+              std::vector<std::string>{"<unk>", "<pad>", "<bos>", "<eos>", ".", "go", "run", "!", "we"}));
+  BOOST_TEST((d.tgt_vocab.idx_to_token() ==
+              std::vector<std::string>{"<unk>", "<pad>", "<bos>", "<eos>", "!", ".", "va", "cours", "nous"}));
+  BOOST_REQUIRE_EQUAL(d.src.rows(), 6);
+  BOOST_TEST((row(d.src, 0) == std::vector<int64_t>{5, 4, 3, 1, 1}));  // go . <eos> <pad> <pad>
+  BOOST_TEST((row(d.tgt, 0) == std::vector<int64_t>{6, 4, 3, 1, 1}));  // va ! <eos>
+  BOOST_TEST((row(d.src, 3) == std::vector<int64_t>{8, 6, 4, 3, 1}));  // we run . <eos>
+  BOOST_TEST((row(d.tgt, 3) == std::vector<int64_t>{8, 0, 5, 3, 1}));  // nous <unk> . <eos>
+  BOOST_TEST((d.src.valid_len == std::vector<int64_t>{3, 3, 3, 4, 4, 3}));
+  BOOST_TEST((d.tgt.valid_len == std::vector<int64_t>{3, 3, 3, 4, 4, 3}));
+}
+
+// The book's own fra.txt, when `make data` has fetched it (skipped otherwise): the file the
+// book's numbers come from starts with the pair it translates first.
+BOOST_AUTO_TEST_CASE(made_fra_eng, *utf::precondition(made_fra_present)) {
+  BOOST_TEST(d2l::resolve_nmt_data().path == kMadeFra);
+  const d2l::NmtData d = d2l::load_data_nmt(64, 10, 600, kMadeFra);
+  BOOST_TEST(d.src.rows() == 601);  // the book's loop keeps line 600 (0-based) as well
+  BOOST_TEST((row(d.src, 0) == std::vector<int64_t>{d.src_vocab["go"], d.src_vocab["."], 3, 1, 1, 1, 1, 1, 1, 1}));
+  BOOST_TEST((row(d.tgt, 0) == std::vector<int64_t>{d.tgt_vocab["va"], d.tgt_vocab["!"], 3, 1, 1, 1, 1, 1, 1, 1}));
+  BOOST_TEST(d.tgt_vocab["va"] != d.tgt_vocab.unk());
 }
 
 // The corpus in the repo (never skipped: it is part of the source tree).

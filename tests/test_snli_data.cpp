@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -441,6 +443,85 @@ BOOST_AUTO_TEST_CASE(bundled_set_is_the_generators_output) {
   small.test_per_label = 0;
   BOOST_CHECK_EXCEPTION(d2l::generate_nli_set(small), std::invalid_argument,
                         message_has({"[generate_nli_set]", "positive"}));
+}
+
+// The book's layout on fixtures: tests/fixtures/data/ holds snli_1.0/snli_1.0_{train,test}.txt
+// and glove.6B.100d/vec.txt as `make data` unpacks the book's archives (tests/fixtures/README.md).
+// Found under the root as data/ is, read as the book reads them; counts by hand.
+BOOST_AUTO_TEST_CASE(book_layout_fixture) {
+  const d2l::SNLISource src = d2l::resolve_snli_data("", d2l_test::kFixtureRoot);
+  BOOST_TEST(src.train_path == "tests/fixtures/data/snli_1.0/snli_1.0_train.txt");
+  BOOST_TEST(src.test_path == "tests/fixtures/data/snli_1.0/snli_1.0_test.txt");
+  BOOST_TEST(src.description.find("SNLI 1.0 in tests/fixtures/data/snli_1.0 (from `make data`)") != std::string::npos);
+  // The book's full setting: the GloVe vectors `make data` unpacks go with its SNLI.
+  BOOST_TEST(src.embeddings == "tests/fixtures/data/glove.6B.100d/vec.txt");
+  // 7 rows, the one with gold label '-' dropped; sentences from the binary parses.
+  const SNLIData train = d2l::read_snli("tests/fixtures/data/snli_1.0", true);
+  BOOST_TEST((train.labels == std::vector<int64_t>{0, 1, 2, 0, 1, 2}));
+  BOOST_TEST(train.premises[0] == "A girl reads a book .");
+  BOOST_TEST(train.hypotheses[2] == "A girl reads a long book .");
+  BOOST_TEST(train.hypotheses[5] == "Two dogs chase a ball .");  // after the '-' row
+  const SNLIData test = d2l::read_snli("tests/fixtures/data/snli_1.0", false);
+  BOOST_TEST((test.labels == std::vector<int64_t>{0, 1, 2}));
+  BOOST_TEST(test.hypotheses[1] == "A man is sleeping .");
+  // load_data_snli: min_freq 5 over the training premises and hypotheses keeps . (12), a (8),
+  // A (6), girl (6), Two (5), dogs (5), ties in order of first appearance.
+  std::unique_ptr<d2l::SNLILoaders> data;
+  const std::string out = captured([&] { data = std::make_unique<d2l::SNLILoaders>(d2l::load_data_snli(4, 6, src)); });
+  BOOST_TEST(out == "read 6 examples\nread 3 examples\n");
+  BOOST_TEST((data->vocab.idx_to_token() == std::vector<std::string>{"<unk>", "<pad>", ".", "a", "A", "girl", "Two", "dogs"}));
+  // "A man rides a bike ." in the test split: A, <unk>, <unk>, a, <unk>, ., then <pad>.
+  const auto b = data->test_iter.batch(0);
+  BOOST_TEST((std::vector<int64_t>(b.premises.begin(), b.premises.begin() + 6) == std::vector<int64_t>{4, 0, 0, 3, 0, 2}));
+  // GloVe's layout: word k (0-based) has (k + 1) * ((j mod 7) - 3) / 100 in dimension j.
+  const d2l::TokenEmbedding glove(src.embeddings);
+  BOOST_TEST(glove.dim() == 100);
+  BOOST_TEST(glove.size() == 10);  // 9 words + '<unk>'
+  const std::vector<float> girl = glove.lookup({"girl"});  // word 3 of the file
+  BOOST_TEST(girl[0] == -0.12f);
+  BOOST_TEST(girl[6] == 0.12f);
+  BOOST_TEST(girl[99] == 4 * ((99 % 7) - 3) / 100.0f);
+  BOOST_TEST(glove.lookup({"dog"}) == std::vector<float>(100, 0.0f), boost::test_tools::per_element());
+}
+
+// The book's data from `make data` (skipped when absent): the counts the book prints in 15.4,
+// "read 549367 examples", "read 9824 examples", its label counts per split
+// [183416, 183187, 182764] and [3368, 3237, 3219] (entailment, contradiction, neutral), and
+// its vocabulary of 18678 tokens; then the book's GloVe: 400000 words + '<unk>', 100-d, with
+// "beautiful" at index 3367 as the book's 14.7 shows for glove.6b.50d (same word list).
+boost::test_tools::assertion_result made_snli_present(boost::unit_test::test_unit_id) {
+  return d2l_test::file_present("data/snli_1.0/snli_1.0_train.txt");
+}
+boost::test_tools::assertion_result made_glove_present(boost::unit_test::test_unit_id) {
+  return d2l_test::file_present("data/glove.6B.100d/vec.txt");
+}
+
+BOOST_AUTO_TEST_CASE(made_snli_counts, *boost::unit_test::precondition(made_snli_present)) {
+  const d2l::SNLISource src = d2l::resolve_snli_data("");
+  BOOST_TEST(src.train_path == "data/snli_1.0/snli_1.0_train.txt");
+  std::unique_ptr<d2l::SNLILoaders> data;
+  const std::string out = captured([&] { data = std::make_unique<d2l::SNLILoaders>(d2l::load_data_snli(256, 50, src)); });
+  BOOST_TEST(out == "read 549367 examples\nread 9824 examples\n");
+  const auto count = [](const std::vector<int64_t>& labels, int64_t label) {
+    return std::count(labels.begin(), labels.end(), label);
+  };
+  const auto& train = data->train_iter.dataset().labels;
+  const auto& test = data->test_iter.dataset().labels;
+  BOOST_TEST(count(train, 0) == 183416);
+  BOOST_TEST(count(train, 1) == 183187);
+  BOOST_TEST(count(train, 2) == 182764);
+  BOOST_TEST(count(test, 0) == 3368);
+  BOOST_TEST(count(test, 1) == 3237);
+  BOOST_TEST(count(test, 2) == 3219);
+  BOOST_TEST(data->vocab.size() == 18678);
+}
+
+BOOST_AUTO_TEST_CASE(made_glove, *boost::unit_test::precondition(made_glove_present)) {
+  const d2l::TokenEmbedding glove("data/glove.6B.100d/vec.txt");
+  BOOST_TEST(glove.size() == 400001);
+  BOOST_TEST(glove.dim() == 100);
+  BOOST_TEST(glove.token_to_idx.at("beautiful") == 3367);
+  BOOST_TEST(glove.idx_to_token[3367] == "beautiful");
 }
 
 // The shared export (read-only, never copied into the repo): skipped when absent.

@@ -155,14 +155,36 @@ inline boost::test_tools::assertion_result file_present(const std::string& path)
 }
 
 // --- data ------------------------------------------------------------------------------
-// The real fra-eng corpus (read-only, outside the repository) and the one bundled with it.
+// Real data sets live outside the sources, in two places: data/ under the repository, as
+// `make data` unpacks the book's archives (fra-eng/fra.txt, snli_1.0/snli_1.0_{train,test}.txt,
+// glove.6B.100d/vec.txt), and ../shared/data/, a read-only copy beside the repository
+// (fra-eng/fra.txt and an SNLI export, snli/{validation,test}.tsv). Tests whose expected
+// numbers belong to one particular file name that file; the others take the first found.
+const char* const kMadeData = "data";
+const char* const kSharedData = "../shared/data";
+// The shared fra-eng corpus (its own numbers are in test_nmt_data), the book's from
+// `make data`, and the one bundled with the repository.
 const char* const kRealFra = "../shared/data/fra-eng/fra.txt";
+const char* const kMadeFra = "data/fra-eng/fra.txt";
 const char* const kBundledFra = "chapters/data/fra-eng-small.txt";
+// Small files in the layout of data/ (tests/fixtures/README.md); programs run in
+// kFixtureRoot find them as they find `make data`'s.
+const char* const kFixtureRoot = "tests/fixtures";
 
-// The real corpus when it is there, else the bundled one (noted in the log).
+// <dir>/<relative> for the first of data/ and ../shared/data/ that holds it, else "".
+inline std::string real_data_file(const std::string& relative) {
+  for (const char* dir : {kMadeData, kSharedData}) {
+    const std::string path = std::string(dir) + "/" + relative;
+    if (std::ifstream(path)) return path;
+  }
+  return "";
+}
+
+// A real fra-eng corpus when there is one (data/ first), else the bundled one (noted in the log).
 inline std::string fra_path() {
-  if (std::ifstream(kRealFra)) return kRealFra;
-  BOOST_TEST_MESSAGE("note: " << kRealFra << " not found, using " << kBundledFra);
+  const std::string real = real_data_file("fra-eng/fra.txt");
+  if (!real.empty()) return real;
+  BOOST_TEST_MESSAGE("note: neither " << kMadeFra << " nor " << kRealFra << " found, using " << kBundledFra);
   return kBundledFra;
 }
 

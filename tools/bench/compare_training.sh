@@ -15,20 +15,25 @@
 # Both sides run with the libraries' default OpenMP wait policy; on a busy machine set
 # OMP_WAIT_POLICY=PASSIVE in the environment for both (tools/bench/README.md, "Threads"). Run
 # from the repository root after `make`; needs python3-torch (tools/scripts/install_deps.sh --bench)
-# and ../shared/data. Prints `bench=compare_training model=.. ours=.. torch=.. ratio=..`.
+# and the data (data/ from `make data`, or ../shared/data). Prints `bench=compare_training model=.. ours=.. torch=.. ratio=..`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 model=${1:?usage: compare_training.sh bahdanau|transformer|nli [REPEATS] [THREADS] [EPOCHS]}
 repeats=${2:-3}
 threads=${3:-2}
+# The data, as the programs find it: fra-eng from `make data` (data/) or the shared copy;
+# SNLI from the shared export (9.8k training pairs), else `make data`'s full SNLI 1.0 (549k
+# pairs: one epoch takes hours on each side).
+fra=data/fra-eng/fra.txt; [[ -e $fra ]] || fra=../shared/data/fra-eng/fra.txt
+snli=../shared/data/snli; [[ -e $snli/validation.tsv ]] || [[ ! -e data/snli_1.0 ]] || snli=data/snli_1.0
 case "$model" in
   bahdanau)    ours=build/chapters/bahdanau_attention; torch=tools/bench/bahdanau_torch.py
-               data=../shared/data/fra-eng/fra.txt; epochs=${4:-30}; unit="tokens/sec" ;;
+               data=$fra; epochs=${4:-30}; unit="tokens/sec" ;;
   transformer) ours=build/chapters/transformer; torch=tools/bench/transformer_torch.py
-               data=../shared/data/fra-eng/fra.txt; epochs=${4:-30}; unit="tokens/sec" ;;
+               data=$fra; epochs=${4:-30}; unit="tokens/sec" ;;
   nli)         ours=build/chapters/natural_language_inference_attention; torch=tools/bench/nli_torch.py
-               data=../shared/data/snli; epochs=${4:-1}; unit="examples/sec" ;;
+               data=$snli; epochs=${4:-1}; unit="examples/sec" ;;
   *) echo "error: unknown model '$model' (bahdanau, transformer or nli)" >&2; exit 2 ;;
 esac
 [[ -x $ours ]] || { echo "error: $ours not built (run make)" >&2; exit 1; }

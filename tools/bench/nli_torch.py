@@ -6,9 +6,10 @@ num_steps 50, Adam lr 0.001, 4 epochs, loss = CrossEntropyLoss(reduction
 'none') summed per batch) with the book's train_ch13 bookkeeping and prints:
   loss 0.xxx, train acc 0.xxx, test acc 0.xxx
   NNNN.N examples/sec on cpu
-Data: the shared SNLI export; trains on validation.tsv and tests on
-test.tsv (the 550k train split is not available offline). Tokens come from
-torch_common.tokenize_snli because the export holds raw sentences.
+Data (--data DIR): the shared SNLI export, training on validation.tsv and
+testing on test.tsv (tokens from torch_common.tokenize_snli, as the export
+holds raw sentences); or, without it, the book's SNLI 1.0 from `make data`
+(data/snli_1.0/, the full training split).
 No GloVe offline: unlike the book, the embedding keeps PyTorch's default
 init N(0, 1) and is trained. Comparison only, not a build or test
 dependency. Run from the repository root:
@@ -145,7 +146,9 @@ def main():
     p = d2l.arg_parser(__doc__.split('\n')[0], d2l.DEFAULT_SNLI, 4, '1 epoch (smoke test)')
     args = p.parse_args()
     epochs = 1 if args.quick else args.epochs
-    d2l.require_file(os.path.join(args.data, 'validation.tsv'))
+    d2l.require_file(os.path.join(args.data, 'snli_1.0_train.txt')
+                     if os.path.exists(os.path.join(args.data, 'snli_1.0_train.txt'))
+                     else os.path.join(args.data, 'validation.tsv'))
     d2l.require_file(os.path.join(args.data, 'test.tsv'))
     d2l.setup(args.seed, args.threads)
 

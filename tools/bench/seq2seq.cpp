@@ -7,8 +7,9 @@
 //      fwdbwd_ms  median forward + sum(output).backward() + dropping the gradients
 //    bench=seq2seq_large threads=.. fwd_ms=.. fwdbwd_ms=.. fwd_cpu_ms=.. fwdbwd_cpu_ms=..
 //    (the *_cpu_ms: process CPU time, the figure to compare at --threads 1 on a busy machine)
-// 2. The book's Bahdanau model (10.4) trained on the first 600 pairs of
-//    ../shared/data/fra-eng/fra.txt (skipped when absent) for a few epochs, as bahdanau_torch.py:
+// 2. The book's Bahdanau model (10.4) trained on the first 600 pairs of data/fra-eng/fra.txt
+//    (`make data`) or ../shared/data/fra-eng/fra.txt (skipped when neither is there) for a few
+//    epochs, as bahdanau_torch.py:
 //    bench=bahdanau threads=.. epochs=.. tokens_per_sec=<last epoch> median_tokens_per_sec=..
 // Then peak_rss_mb (getrusage, the figure /usr/bin/time -v reports).
 // Options: --threads N (default: OpenMP's), --reps N (default 5), --epochs N (default 5),
@@ -105,9 +106,12 @@ void bench_large(int reps) {
 }
 
 void bench_bahdanau(int64_t epochs, uint64_t seed) {
-  const char* path = "../shared/data/fra-eng/fra.txt";
+  // The book's fra.txt from `make data`, else the shared copy beside the repository.
+  const char* path = "data/fra-eng/fra.txt";
+  if (!std::ifstream(path)) path = "../shared/data/fra-eng/fra.txt";
   if (!std::ifstream(path)) {
-    std::printf("bench=bahdanau skipped: %s not found (run from the repository root)\n", path);
+    std::printf("bench=bahdanau skipped: neither data/fra-eng/fra.txt nor %s found (run from the repository root)\n",
+                path);
     return;
   }
   manual_seed(seed);

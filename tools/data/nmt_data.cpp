@@ -2,6 +2,7 @@
 #include "tools/data/nmt_data.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <utility>
 
@@ -25,11 +26,12 @@ std::string excerpt(const std::string& s, size_t n) {
 }
 }  // namespace
 
-DataSource resolve_nmt_data(const std::string& cli_path) {
+DataSource resolve_nmt_data(const std::string& cli_path, const std::string& root) {
   if (!cli_path.empty()) return {cli_path, cli_path + " (--data)"};
-  if (file_exists(kMakeData)) return {kMakeData, std::string(kMakeData) + " (the book's corpus, from `make data`)"};
-  return {kBundled, std::string(kBundled) +
-                        " (small corpus bundled with the repo; `make data` fetches the book's)"};
+  const std::string made = (std::filesystem::path(root) / kMakeData).lexically_normal().string();
+  if (file_exists(made)) return {made, made + " (the book's corpus, from `make data`)"};
+  const std::string bundled = (std::filesystem::path(root) / kBundled).lexically_normal().string();
+  return {bundled, bundled + " (small corpus bundled with the repo; `make data` fetches the book's)"};
 }
 
 std::string read_data_nmt(const std::string& path) {

@@ -18,14 +18,15 @@ namespace d2l {
 
 using TokenLines = std::vector<std::vector<std::string>>;
 
-// Where the fra-eng pairs come from, in this order: --data PATH; data/fra-eng/fra.txt
-// (written by `make data`); the small corpus bundled with the repo. `description` is
-// what programs print after "using data: ".
+// Where the fra-eng pairs come from, in this order: --data PATH; <root>/data/fra-eng/fra.txt
+// (written by `make data`); the small corpus bundled with the repo,
+// <root>/chapters/data/fra-eng-small.txt. `description` is what programs print after
+// "using data: ". Programs run from the repository root (root ".").
 struct DataSource {
   std::string path;
   std::string description;
 };
-DataSource resolve_nmt_data(const std::string& cli_path = "");
+DataSource resolve_nmt_data(const std::string& cli_path = "", const std::string& root = ".");
 
 // The whole file as one string. A missing file throws, naming the path and how to get
 // the data (`make data` or --data). Every line must be valid UTF-8 (error: file:line).

@@ -380,8 +380,13 @@ SNLISource resolve_snli_data(const std::string& cli_dir, const std::string& root
     return from_dir(cli_dir, "--data");
   }
   const fs::path downloaded = fs::path(root) / "data" / "snli_1.0";
-  if (is_file(downloaded / "snli_1.0_train.txt") && is_file(downloaded / "snli_1.0_test.txt"))
-    return from_dir(downloaded, "from `make data`");
+  if (is_file(downloaded / "snli_1.0_train.txt") && is_file(downloaded / "snli_1.0_test.txt")) {
+    SNLISource source = from_dir(downloaded, "from `make data`");
+    // The book's 15.5 starts the embedding from glove.6B.100d, which `make data` unpacks here.
+    const fs::path glove = fs::path(root) / "data" / "glove.6B.100d" / "vec.txt";
+    if (is_file(glove)) source.embeddings = glove.lexically_normal().string();
+    return source;
+  }
   const fs::path bundled = fs::path(root) / "chapters" / "data" / "snli-small";
   check(is_file(bundled / "train.tsv") && is_file(bundled / "test.tsv"), "resolve_snli_data",
         "no SNLI data: neither ", downloaded.string(), " nor ", bundled.string(),

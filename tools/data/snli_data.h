@@ -96,16 +96,18 @@ class SNLIDataLoader {
 struct SNLISource {
   std::string train_path, test_path;
   std::string description;  // one line for the program to print
-  // Word vectors that come with the data (GloVe's text format): the bundled set's own
-  // vectors.txt, which stands in for the book's GloVe; empty for every other source.
+  // Word vectors that go with the data (GloVe's text format): with `make data`'s SNLI, the
+  // book's <root>/data/glove.6B.100d/vec.txt when it is there; with the bundled set its own
+  // vectors.txt, which stands in for GloVe; empty for every other source.
   std::string embeddings;
 };
 
 // --data DIR (holding snli_1.0_train.txt + snli_1.0_test.txt, or train.tsv + test.tsv, or
 // the shared export's validation.tsv + test.tsv, which trains on the dev split because the
 // 550k-pair train split is not available offline); else <root>/data/snli_1.0/ (written by
-// `make data`); else the bundled <root>/chapters/data/snli-small/ (with its vectors.txt as
-// `embeddings`). cli_dir "" = no flag.
+// `make data`, with <root>/data/glove.6B.100d/vec.txt as `embeddings` when present: the
+// book's full setting); else the bundled <root>/chapters/data/snli-small/ (with its
+// vectors.txt as `embeddings`). cli_dir "" = no flag.
 SNLISource resolve_snli_data(const std::string& cli_dir, const std::string& root = ".");
 
 // The book's load_data_snli: train_iter (shuffled), test_iter (in order) and the training
