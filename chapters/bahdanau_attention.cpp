@@ -2,9 +2,10 @@
 // (sec_seq2seq_attention).
 //
 // Prints, as the book:
-//   the decoder's shape check  ((4, 7, 10), 3, (4, 7, 16), 2, (4, 16))
+//   the decoder's shape check  (torch.Size([4, 7, 10]), 3, torch.Size([4, 7, 16]), 2, torch.Size([4, 16]))
 //   loss 0.xxx, NNNN.N tokens/sec on cpu        after training on the fra-eng pairs
-//   go . => va !, bleu 1.000                    for the book's four sentences
+//   go . => va !,  bleu 1.000                   for the book's four sentences (two spaces:
+//                                               the book's print gets two f-strings)
 // and writes, under --out (default out/bahdanau_attention/):
 //   train_seq2seq.png   the loss curve (the book's Animator)
 //   attention.png       the decoder's attention over the last sentence, keys cut to its
@@ -80,9 +81,9 @@ int main(int argc, char** argv) {
       const DecoderState state0 = decoder.init_state(encoder(X), Tensor());
       auto [output, state] = decoder(X, state0);
       // output.shape, len(state), state[0].shape, len(state[1]), state[1][0].shape
-      std::printf("(%s, %zu, %s, %lld, %s)\n", shape_str(output.shape()).c_str(), state.size(),
-                  shape_str(state[0].shape()).c_str(), static_cast<long long>(state[1].size(0)),
-                  shape_str(select(state[1], 0, 0).shape()).c_str());
+      std::printf("(%s, %zu, %s, %lld, %s)\n", torch_size(output.shape()).c_str(), state.size(),
+                  torch_size(state[0].shape()).c_str(), static_cast<long long>(state[1].size(0)),
+                  torch_size(select(state[1], 0, 0).shape()).c_str());
     }
 
     // ------------------------------------------------------------------------------------
@@ -108,7 +109,8 @@ int main(int argc, char** argv) {
     std::vector<Tensor> dec_attention_weight_seq;
     for (size_t i = 0; i < engs.size(); ++i) {
       auto [translation, weights] = predict_seq2seq(net, engs[i], src_vocab, tgt_vocab, num_steps, "cpu", true);
-      std::printf("%s => %s, bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+      // print(f'{eng} => {translation}, ', f'bleu ...'): print's separator adds a second space.
+      std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
       dec_attention_weight_seq = weights;
     }
     draw_attention(dec_attention_weight_seq, engs.back(), num_steps, out + "/attention.png");

@@ -1,8 +1,10 @@
 // chapters/multihead_attention.cpp — 10.5 多头注意力 / Multi-Head Attention
 // (sec_multihead-attention).
 //
-// Prints: the output shape of MultiHeadAttention (num_hiddens 100, 5 heads) on queries
-// ones (2, 4, 100) and keys = values ones (2, 6, 100) with valid_lens [3, 2]: (2, 4, 100).
+// Prints: the model, as the book's notebook shows `attention.eval()` (PyTorch's print of the
+// module tree); the output shape of MultiHeadAttention (num_hiddens 100, 5 heads) on queries
+// ones (2, 4, 100) and keys = values ones (2, 6, 100) with valid_lens [3, 2]:
+// torch.Size([2, 4, 100]).
 // Then, for the section's exercise 1 (visualize each head's attention weights), the path
 // of the figure.
 // Writes: out/multihead_attention/heads.png — one heatmap per (batch item, head); with
@@ -12,6 +14,7 @@
 // Run time: well under a second.
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -35,11 +38,12 @@ int main(int argc, char** argv) {
     print_banner("实现 / Implementation");
     MultiHeadAttention attention(num_hiddens, num_hiddens, num_hiddens, num_hiddens, num_heads, 0.5f);
     attention.eval();
+    std::cout << attention << "\n";  // the notebook shows the module eval() returns
     const int64_t batch_size = 2, num_queries = 4, num_kvpairs = 6;
     const Tensor valid_lens = tensor({3, 2});
     const Tensor X = ones({batch_size, num_queries, num_hiddens});
     const Tensor Y = ones({batch_size, num_kvpairs, num_hiddens});
-    std::printf("%s\n", shape_str(attention(X, Y, Y, valid_lens).shape()).c_str());
+    std::printf("%s\n", torch_size(attention(X, Y, Y, valid_lens).shape()).c_str());
 
     // ------------------------------------------------------------------------------------
     print_banner("练习 1：可视化各个头的注意力权重 / Exercise 1: the Heads' Attention Weights");

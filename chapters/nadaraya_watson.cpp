@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     // ------------------------------------------------------------------------------------
     print_banner("批量矩阵乘法 / Batch Matrix Multiplication");
     // (n, a, b) x (n, b, c) -> (n, a, c)
-    std::printf("%s\n", shape_str(bmm(ones({2, 1, 4}), ones({2, 4, 6})).shape()).c_str());
+    std::printf("%s\n", torch_size(bmm(ones({2, 1, 4}), ones({2, 4, 6})).shape()).c_str());
     // Weighted averages by bmm: (2, 1, 10) x (2, 10, 1) -> (2, 1, 1).
     const Tensor weights = ones({2, 10}) * 0.1f;
     const Tensor values = reshape(arange(20), {2, 10});

@@ -1,9 +1,10 @@
 // chapters/self_attention_and_positional_encoding.cpp — 10.6 自注意力和位置编码 /
 // Self-Attention and Positional Encoding (sec_self-attention-and-positional-encoding).
 //
-// Prints, in the book's order: the shape of self-attention (MultiHeadAttention with
-// queries = keys = values = X ones (2, 4, 100), valid_lens [3, 2]): (2, 4, 100); the
-// binary representations of 0..7; the path of each figure.
+// Prints, in the book's order: the model, as the notebook shows `attention.eval()` (PyTorch's
+// print of the module tree); the shape of self-attention (MultiHeadAttention with
+// queries = keys = values = X ones (2, 4, 100), valid_lens [3, 2]): torch.Size([2, 4, 100]);
+// the binary representations of 0..7; the path of each figure.
 // Writes (out/self_attention_and_positional_encoding/):
 //   positional_encoding_columns.png — columns 6-9 of P over 60 positions (encoding_dim 32);
 //   positional_encoding.png — all of P[:60] as a Blues heatmap.
@@ -11,6 +12,7 @@
 // Run time: well under a second.
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -36,11 +38,12 @@ int main(int argc, char** argv) {
     const int64_t num_hiddens = 100, num_heads = 5;
     MultiHeadAttention attention(num_hiddens, num_hiddens, num_hiddens, num_hiddens, num_heads, 0.5f);
     attention.eval();
+    std::cout << attention << "\n";  // the notebook shows the module eval() returns
     const int64_t batch_size = 2, num_queries = 4;
     const Tensor valid_lens = tensor({3, 2});
     const Tensor X = ones({batch_size, num_queries, num_hiddens});
     // Queries, keys and values are all X: the output has X's shape.
-    std::printf("%s\n", shape_str(attention(X, X, X, valid_lens).shape()).c_str());
+    std::printf("%s\n", torch_size(attention(X, X, X, valid_lens).shape()).c_str());
 
     // ------------------------------------------------------------------------------------
     print_banner("位置编码 / Positional Encoding");

@@ -1,6 +1,7 @@
 // chapters/transformer.cpp — 10.7 Transformer (sec_transformer).
 //
-// Prints, in the book's order: the position-wise FFN demo, layer norm vs batch norm, the
+// Prints, in the book's order and format (shapes as torch.Size([...]), tensors as PyTorch
+// prints them): the position-wise FFN demo, layer norm vs batch norm, the
 // shapes of AddNorm, EncoderBlock, TransformerEncoder and DecoderBlock; then trains the
 // book's 2-layer, 4-head Transformer on fra-eng (200 epochs), prints the loss line, the
 // four translations with BLEU and the attention-weight shapes, and writes
@@ -71,27 +72,29 @@ int main(int argc, char** argv) {
     // mean and (biased) variance: the same formula as layer_norm, over dim 0 instead.
     const Tensor centred = X2 - mean(X2, 0, true);
     const Tensor bn = centred / sqrt(mean(centred * centred, 0, true) + 1e-5f);
-    std::cout << "layer norm: " << ln(X2) << "\nbatch norm: " << bn << "\n";
+    // print('layer norm:', ln(X), '\nbatch norm:', bn(X)): print's separator leaves a space at
+    // the end of the first line, before the '\n' that starts the second argument.
+    std::cout << "layer norm: " << ln(X2) << " \nbatch norm: " << bn << "\n";
     AddNorm add_norm({3, 4}, 0.5f);
     add_norm.eval();
-    std::cout << shape_str(add_norm(ones({2, 3, 4}), ones({2, 3, 4})).shape()) << "\n";
+    std::cout << torch_size(add_norm(ones({2, 3, 4}), ones({2, 3, 4})).shape()) << "\n";
 
     // ------------------------------------------------------------------------------------
     print_banner("编码器 / encoder");
     const Tensor X = ones({2, 100, 24}), valid_lens = tensor({3, 2});
     EncoderBlock encoder_blk(24, 24, 24, 24, {100, 24}, 24, 48, 8, 0.5f);
     encoder_blk.eval();
-    std::cout << shape_str(encoder_blk(X, valid_lens).shape()) << "\n";
+    std::cout << torch_size(encoder_blk(X, valid_lens).shape()) << "\n";
     TransformerEncoder demo_encoder(200, 24, 24, 24, 24, {100, 24}, 24, 48, 8, 2, 0.5f);
     demo_encoder.eval();
-    std::cout << shape_str(demo_encoder(ones({2, 100}), valid_lens)[0].shape()) << "\n";
+    std::cout << torch_size(demo_encoder(ones({2, 100}), valid_lens)[0].shape()) << "\n";
 
     // ------------------------------------------------------------------------------------
     print_banner("解码器 / decoder");
     DecoderBlock decoder_blk(24, 24, 24, 24, {100, 24}, 24, 48, 8, 0.5f, 0);
     decoder_blk.eval();
     DecoderState demo_state{encoder_blk(X, valid_lens), valid_lens, Tensor()};
-    std::cout << shape_str(decoder_blk.forward(X, demo_state).shape()) << "\n";
+    std::cout << torch_size(decoder_blk.forward(X, demo_state).shape()) << "\n";
 
     // ------------------------------------------------------------------------------------
     print_banner("训练 / training");
@@ -126,20 +129,21 @@ int main(int argc, char** argv) {
       translation = result.first;
       dec_attention_weight_seq = result.second;
       if (fras[i].empty()) std::printf("%s => %s\n", engs[i].c_str(), translation.c_str());
-      else std::printf("%s => %s, bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+      // print(f'{eng} => {translation}, ', f'bleu ...'): print's separator adds a second space.
+      else std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
     }
 
     // ------------------------------------------------------------------------------------
     print_banner("注意力权重 / attention weights of the last sentence");
     const Tensor enc_attention_weights = reshape(concat(encoder.attention_weights, 0), {num_layers, num_heads, -1, num_steps});
-    std::cout << shape_str(enc_attention_weights.shape()) << "\n";
+    std::cout << torch_size(enc_attention_weights.shape()) << "\n";
     const std::vector<std::string> titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
     show_heatmaps(enc_attention_weights, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
                   out + "/encoder_self_attention.png");
     print_saved(out + "/encoder_self_attention.png");
     const Tensor dec_self = decoder_weights(dec_attention_weight_seq, 0, num_layers, num_heads, num_steps);
     const Tensor dec_inter = decoder_weights(dec_attention_weight_seq, 1, num_layers, num_heads, num_steps);
-    std::cout << "(" << shape_str(dec_self.shape()) << ", " << shape_str(dec_inter.shape()) << ")\n";
+    std::cout << "(" << torch_size(dec_self.shape()) << ", " << torch_size(dec_inter.shape()) << ")\n";
     // The book cuts the keys to the translation's length + 1 (<bos> plus its tokens).
     int64_t words = 1;
     for (char c : translation) words += c == ' ';

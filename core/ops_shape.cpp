@@ -211,7 +211,9 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   const int64_t n = x.shape()[d];
   check(index >= -n && index < n, "select", "index ", index, " out of range for dim ", d, " of shape ", x.shape());
   if (index < 0) index += n;
-  return squeeze(slice(x, d, index, index + 1), d);
+  Shape s = x.shape();
+  s.erase(s.begin() + d);
+  return reshaped(slice(x, d, index, index + 1), s, "select");  // recorded as "select", as PyTorch's SelectBackward0
 }
 
 // torch.Tensor.repeat: tile x repeats[i] times along dim i (x gets leading 1-dims if

@@ -271,6 +271,37 @@ static void print_dim(std::ostringstream& os, const std::vector<std::string>& ce
   os << ']';
 }
 
+// The grad_fn PyTorch prints for the output of our op `op`, for the ops with one PyTorch
+// counterpart (x[0] is SelectBackward0, torch.bmm BmmBackward0, nn.LayerNorm
+// NativeLayerNormBackward0, ...: the names python3-torch 1.13 prints). An op without one
+// (masked_softmax, linear, sum, reshape, ... whose PyTorch name depends on arguments or
+// version) keeps its own name.
+static const char* torch_grad_fn(const char* op) {
+  static const char* const table[][2] = {
+      {"add", "AddBackward0"},        {"add_scalar", "AddBackward0"},
+      {"sub", "SubBackward0"},        {"rsub_scalar", "RsubBackward1"},
+      {"mul", "MulBackward0"},        {"mul_scalar", "MulBackward0"},
+      {"div", "DivBackward0"},        {"neg", "NegBackward0"},
+      {"exp", "ExpBackward0"},        {"log", "LogBackward0"},
+      {"pow", "PowBackward0"},        {"sqrt", "SqrtBackward0"},
+      {"tanh", "TanhBackward0"},      {"sigmoid", "SigmoidBackward0"},
+      {"relu", "ReluBackward0"},      {"sin", "SinBackward0"},
+      {"cos", "CosBackward0"},        {"softmax", "SoftmaxBackward0"},
+      {"log_softmax", "LogSoftmaxBackward0"},
+      {"permute", "PermuteBackward0"}, {"transpose", "TransposeBackward0"},
+      {"unsqueeze", "UnsqueezeBackward0"}, {"squeeze", "SqueezeBackward1"},
+      {"select", "SelectBackward0"},  {"slice", "SliceBackward0"},
+      {"concat", "CatBackward0"},     {"stack", "StackBackward0"},
+      {"repeat", "RepeatBackward0"},  {"repeat_interleave", "IndexSelectBackward0"},
+      {"index_select", "IndexSelectBackward0"},
+      {"bmm", "BmmBackward0"},        {"layer_norm", "NativeLayerNormBackward0"},
+      {"embedding", "EmbeddingBackward0"},
+  };
+  for (const auto& row : table)
+    if (std::strcmp(row[0], op) == 0) return row[1];
+  return op;
+}
+
 std::string str(const Tensor& x, int decimals) {
   if (!x.defined()) return "tensor(undefined)";
   const float* p = x.data();
@@ -288,7 +319,7 @@ std::string str(const Tensor& x, int decimals) {
   if (x.ndim() == 0) os << cells[0];
   else if (x.numel() == 0) os << "[], size=" << shape_str(x.shape());
   else print_dim(os, cells, x.shape(), 0, 0, width, 7);
-  if (x.requires_grad() && x.op_name() != std::string("leaf")) os << ", grad_fn=<" << x.op_name() << ">";
+  if (x.requires_grad() && x.op_name() != std::string("leaf")) os << ", grad_fn=<" << torch_grad_fn(x.op_name()) << ">";
   else if (x.requires_grad()) os << ", requires_grad=True";
   os << ')';
   return os.str();

@@ -29,6 +29,19 @@ using d2l_test::TempDir;
 
 namespace {
 
+// What PyTorch's print(attention) shows for 10.5's and 10.6's MultiHeadAttention (the module
+// printing itself is tested against python3-torch in test_module_print).
+const char* const kPrintedAttention =
+    "MultiHeadAttention(\n"
+    "  (attention): DotProductAttention(\n"
+    "    (dropout): Dropout(p=0.5, inplace=False)\n"
+    "  )\n"
+    "  (W_q): Linear(in_features=100, out_features=100, bias=False)\n"
+    "  (W_k): Linear(in_features=100, out_features=100, bias=False)\n"
+    "  (W_v): Linear(in_features=100, out_features=100, bias=False)\n"
+    "  (W_o): Linear(in_features=100, out_features=100, bias=False)\n"
+    ")\n";
+
 struct Chapter {
   const char* name;                 // chapters/<name>.cpp -> build/chapters/<name>
   const char* args;                 // small settings
@@ -41,23 +54,29 @@ const std::vector<Chapter> kChapters = {
     {"nadaraya_watson", "--quick",
      {"average_pooling.png", "nonparametric.png", "nonparametric_attention.png", "parametric.png",
       "parametric_attention.png", "loss.png"},
-     {"(2, 1, 6)", "[[14.5000]]", "epoch 1, loss "}},
+     {"\n50\n", "\ntorch.Size([2, 1, 6])\n", "[[14.5000]]", "epoch 1, loss "}},
     {"attention_scoring_functions", "",
      {"additive_attention.png", "dot_product_attention.png"},
-     {"[[10.0000, 11.0000, 12.0000, 13.0000]]]"}},
-    {"multihead_attention", "", {"heads.png"}, {"(2, 4, 100)"}},
+     {"[[10.0000, 11.0000, 12.0000, 13.0000]]], grad_fn=<BmmBackward0>)\n"}},
+    {"multihead_attention", "", {"heads.png"}, {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n"}},
     {"self_attention_and_positional_encoding", "",
      {"positional_encoding_columns.png", "positional_encoding.png"},
-     {"(2, 4, 100)", "7 in binary is 111"}},
+     {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n", "7 in binary is 111"}},
     {"bahdanau_attention", "--quick --translate 'i am cold .'",
      {"train_seq2seq.png", "attention.png", "translate.png"},
-     {"((4, 7, 10), 3, (4, 7, 16), 2, (4, 16))", "tokens/sec on cpu", "i'm home . => "}},
+     {"\n(torch.Size([4, 7, 10]), 3, torch.Size([4, 7, 16]), 2, torch.Size([4, 16]))\n", "tokens/sec on cpu",
+      "\ni'm home . => ", ",  bleu ", "\ni am cold . => "}},
     {"natural_language_inference_attention", "--quick --premise 'a man is sleeping .' --hypothesis 'a man is awake .'",
      {"train_ch13.png", "alignment.png", "alignment_cli.png"},
-     {"read 1024 examples", "embedding from chapters/data/snli-small/vectors.txt", "examples/sec on cpu", "predict_snli(['he', 'is', 'good', '.'], ['he', 'is', 'bad', '.']): "}},
+     {"read 1024 examples", "embedding from chapters/data/snli-small/vectors.txt",
+      "\ntraining on 1024 examples x 1 epochs = 1024 examples, 4 batches of 256 per epoch\n",
+      "\nestimated training time: ", "examples/sec on cpu", "saved", "\n'",
+      "predict_snli(['a', 'man', 'is', 'sleeping', '.'], ['a', 'man', 'is', 'awake', '.']): '"}},
     {"transformer", "--quick --translate 'i am cold .'",
      {"loss.png", "encoder_self_attention.png", "decoder_self_attention.png", "decoder_encoder_attention.png"},
-     {"[-1.0000, -1.0000]", "(2, 100, 24)", "tokens/sec on cpu", "i'm home . => ", "(2, 4, 10, 10)"}},
+     {"grad_fn=<SelectBackward0>)\n", "grad_fn=<NativeLayerNormBackward0>) \nbatch norm: ", "[-1.0000, -1.0000]",
+      "\ntorch.Size([2, 3, 4])\n", "\ntorch.Size([2, 100, 24])\n", "tokens/sec on cpu", "\ni'm home . => ",
+      ",  bleu ", "\ntorch.Size([2, 4, 10, 10])\n", "\n(torch.Size([2, 4, "}},
 };
 
 // Boost.Test names each data sample by printing it.
@@ -95,6 +114,38 @@ BOOST_AUTO_TEST_SUITE(chapters_run)
 // One test case per chapter (runs_and_writes_its_figures/_0, _1, ... in kChapters order), so
 // a failing or unbuilt chapter does not hide the others.
 BOOST_DATA_TEST_CASE(runs_and_writes_its_figures, utf::data::make(kChapters), c) { run_chapter(c); }
+
+// After `make data`, a program run from the repository root reads data/. The fixtures in
+// tests/fixtures/data/ have the same layout, so running a program there (the executable
+// by its absolute path) shows what it does with the book's files: the NLI chapter takes
+// SNLI 1.0 and the GloVe vectors (the book's full setting) and says up front how much it
+// will train; the seq2seq chapters read data/fra-eng/fra.txt.
+void run_in_fixture_root(const std::string& name, const std::string& args, const std::vector<std::string>& stdout_has) {
+  const fs::path exe = fs::absolute(fs::path(build_dir()) / "chapters" / name);
+  BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built");
+  TempDir tmp(name + "_fixture");
+  const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
+  const int rc = run_command("cd " + std::string(d2l_test::kFixtureRoot) + " && " + exe.string() +
+                                 " --threads 2 --out " + (tmp.path / "out").string() + " " + args,
+                             log, err);
+  BOOST_CHECK_MESSAGE(rc == 0, name << " exited with " << rc << "; stderr:\n" << read_file(err));
+  const std::string text = read_file(log);
+  for (const std::string& s : stdout_has)
+    BOOST_CHECK_MESSAGE(text.find(s) != std::string::npos, name << ": stdout lacks '" << s << "':\n" << text);
+}
+
+BOOST_AUTO_TEST_CASE(book_layout_from_make_data) {
+  run_in_fixture_root("natural_language_inference_attention", "--epochs 2 --batch-size 4",
+                      {"data: SNLI 1.0 in data/snli_1.0 (from `make data`): training on snli_1.0_train.txt, "
+                       "testing on snli_1.0_test.txt\n",
+                       "read 6 examples\nread 3 examples\n",
+                       "embedding from data/glove.6B.100d/vec.txt: 4 of 8 tokens found, the rest start at zero\n",
+                       "training on 6 examples x 2 epochs = 12 examples, 2 batches of 4 per epoch\n",
+                       "estimated training time: ", "(", " examples/sec over the first 2 batches)\n",
+                       "examples/sec on cpu\n"});
+  run_in_fixture_root("bahdanau_attention", "--quick",
+                      {"using data: data/fra-eng/fra.txt (the book's corpus, from `make data`)\n", "\ngo . => "});
+}
 
 BOOST_DATA_TEST_CASE(help_and_bad_options, utf::data::make(kChapters), c) {
   const fs::path exe = fs::path(build_dir()) / "chapters" / c.name;

@@ -184,6 +184,12 @@ void print_saved(const std::string& path) {
   std::fflush(stdout);
 }
 
+std::string torch_size(const Shape& shape) {
+  std::string s = "torch.Size([";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "])";
+}
+
 int run_reporting_errors(const std::function<int()>& body) {
   try {
     return body();

@@ -34,6 +34,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/tensor.h"  // Shape
+
 namespace d2l {
 
 struct UsageError : std::runtime_error {
@@ -96,6 +98,8 @@ void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed
 void print_banner(const std::string& heading);
 // Prints "saved <path>" after a figure is written (as Animator::finish does).
 void print_saved(const std::string& path);
+// A shape as the book's notebooks show `x.shape`: "torch.Size([2, 4, 100])".
+std::string torch_size(const Shape& shape);
 
 // A chapter's main: runs `body` (the program after its options are parsed) and turns an
 // exception into "error: ..." on stderr (stdout flushed first, so the lines before it

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <utility>
 
 #include "core/autograd.h"
@@ -34,9 +35,17 @@ double evaluate_accuracy(Module& net, const BatchForward& forward, SNLIDataLoade
   return correct / count;
 }
 
+std::string format_duration(double seconds) {
+  const int64_t s = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));
+  if (s < 60) return std::to_string(s) + " s";
+  if (s < 3600) return std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s";
+  const int64_t minutes = (s + 30) / 60;  // to the nearest minute
+  return std::to_string(minutes / 60) + " h " + std::to_string(minutes % 60) + " min";
+}
+
 TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoader& train_iter,
                            SNLIDataLoader& test_iter, Optimizer& trainer, int64_t num_epochs,
-                           const std::string& figure_path) {
+                           const std::string& figure_path, int64_t estimate_after) {
   check(num_epochs >= 1, "train_ch13", "num_epochs must be >= 1, got ", num_epochs);
   // The book's xlim=[1, num_epochs]; a single epoch needs [0, 1] to have a width at all.
   const std::pair<float, float> xlim{num_epochs > 1 ? 1.0f : 0.0f, static_cast<float>(num_epochs)};
@@ -61,6 +70,13 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
       metric[0] += l.item(), metric[1] += accuracy(pred, b.labels);
       metric[2] += b.batch_size, metric[3] += b.batch_size;
       timer_sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (epoch == 0 && estimate_after > 0 && i + 1 == std::min(estimate_after, num_batches)) {
+        const double speed = metric[2] / timer_sum;
+        const double total = static_cast<double>(train_iter.dataset().size()) * static_cast<double>(num_epochs);
+        std::printf("estimated training time: %s (%.1f examples/sec over the first %lld batches)\n",
+                    format_duration(total / speed).c_str(), speed, static_cast<long long>(i + 1));
+        std::fflush(stdout);
+      }
       if ((i + 1) % std::max<int64_t>(1, num_batches / 5) == 0 || i == num_batches - 1) {
         char speed[64];
         std::snprintf(speed, sizeof speed, "%.1f examples/sec", metric[2] * (epoch + 1) / timer_sum);
