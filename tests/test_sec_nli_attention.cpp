@@ -448,6 +448,18 @@ BOOST_AUTO_TEST_CASE(train_ch13_learns_the_toy_set) {
                         std::invalid_argument, message_has({"[train_ch13]", "num_epochs"}));
 }
 
+// The time estimate's wording: seconds, then minutes and seconds, then hours and minutes.
+BOOST_AUTO_TEST_CASE(format_duration_units) {
+  BOOST_TEST(d2l::format_duration(0.0) == "0 s");
+  BOOST_TEST(d2l::format_duration(-3.0) == "0 s");
+  BOOST_TEST(d2l::format_duration(59.4) == "59 s");
+  BOOST_TEST(d2l::format_duration(59.6) == "1 min 0 s");
+  BOOST_TEST(d2l::format_duration(2197.468) == "36 min 37 s");  // 2,197,468 examples at 1000/s
+  BOOST_TEST(d2l::format_duration(3599.4) == "59 min 59 s");
+  BOOST_TEST(d2l::format_duration(3600.0) == "1 h 0 min");
+  BOOST_TEST(d2l::format_duration(38217.0) == "10 h 37 min");  // 10 h 36 min 57 s, to the minute
+}
+
 // --- errors ----------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(error_messages) {
