@@ -12,6 +12,7 @@
 #include "core/module.h"
 #include "core/optim.h"
 #include "tools/data/snli_data.h"
+#include "tools/train/checkpoint.h"
 
 namespace d2l {
 
@@ -29,8 +30,8 @@ double evaluate_accuracy(Module& net, const BatchForward& forward, SNLIDataLoade
 
 struct TrainCh13Result {
   double loss = 0, train_acc = 0, test_acc = 0;  // the last epoch's, as the book prints them
-  double examples_per_sec = 0;                   // examples of all epochs / seconds in training batches
-  std::vector<float> test_acc_by_epoch;          // the Animator's third curve
+  double examples_per_sec = 0;                   // examples of the epochs trained / seconds in their batches
+  std::vector<float> test_acc_by_epoch;          // the Animator's third curve (with a resumed run's earlier epochs)
 };
 
 // The book's train_ch13(net, train_iter, test_iter, loss, trainer, num_epochs): each batch
@@ -41,8 +42,12 @@ struct TrainCh13Result {
 //   loss 0.xxx, train acc 0.xxx, test acc 0.xxx
 //   NNNN.N examples/sec on cpu
 // The timer runs inside the training batches only, as the book's. num_epochs >= 1.
+// With a checkpoint (tools/train/checkpoint.h): a resume path continues from the file's
+// epoch up to num_epochs (parameters, Adam, the generator that shuffles and drops out, and
+// the curves restored); after the last epoch it saves the model, before the figure is
+// written (through write_figure, tools/figures/figures.h).
 TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoader& train_iter,
                            SNLIDataLoader& test_iter, Optimizer& trainer, int64_t num_epochs,
-                           const std::string& figure_path);
+                           const std::string& figure_path, Checkpoint* checkpoint = nullptr);
 
 }  // namespace d2l
