@@ -163,6 +163,9 @@ std::string format_settings(const ModelSettings& settings) {
 }
 
 ModelSettings parse_settings(const std::string& text) {
+  if (text.size() > kMaxSettingsBytes)
+    throw std::runtime_error("settings of " + std::to_string(text.size()) + " bytes, more than the " +
+                             std::to_string(kMaxSettingsBytes) + " allowed");
   ModelSettings out;
   size_t pos = 0, line = 0;
   while (pos < text.size()) {
