@@ -14,9 +14,13 @@
 // Data: --data PATH (a fra.txt), else data/fra-eng/fra.txt from `make data`, else the
 // bundled chapters/data/fra-eng-small.txt; the first 600 pairs, as the book. The program
 // says which file it read. --save FILE / --load FILE store and restore the trained
-// parameters (the core's parameter files); with --load, training is skipped, e.g.
-//   bahdanau_attention --save model.bin
-//   bahdanau_attention --load model.bin --translate "i'm cold ."
+// parameters with the model's settings and both vocabularies' fingerprints (a file trained
+// on other data is refused); with --load, training is skipped. --save also keeps Adam's
+// state and the random generator, so --resume FILE continues the training exactly, e.g.
+//   bahdanau_attention --save model.params
+//   bahdanau_attention --load model.params --translate "i'm cold ."
+//   bahdanau_attention --epochs 100 --save half.params
+//   bahdanau_attention --resume half.params --save model.params     # epochs 101..250
 // Everything after the shape check depends on the random init and the shuffle, so the
 // loss, the translations and the heatmap differ from the book's run in their details.
 // Run time: about a minute for 250 epochs on 2 cores (--quick: 10 epochs, a few seconds).
@@ -34,6 +38,7 @@
 #include "tools/data/nmt_data.h"
 #include "tools/data/text.h"
 #include "tools/figures/figures.h"
+#include "tools/train/checkpoint.h"
 #include "tools/train/train_seq2seq.h"
 
 using namespace d2l;
@@ -55,8 +60,7 @@ void draw_attention(const std::vector<Tensor>& steps, const std::string& sentenc
   for (const Tensor& s : steps) rows.push_back(reshape(s, {1, num_steps}));  // step[0][0]
   const Tensor attention_weights = reshape(concat(rows, 0), {1, 1, -1, num_steps});
   const int64_t keys = std::min(count_words(sentence) + 1, num_steps);
-  show_heatmaps(slice(attention_weights, 3, 0, keys), "Key positions", "Query positions", {}, path);
-  print_saved(path);
+  write_figure(path, [&] { show_heatmaps(slice(attention_weights, 3, 0, keys), "Key positions", "Query positions", {}, path); });
 }
 
 }  // namespace
@@ -100,8 +104,15 @@ int main(int argc, char** argv) {
     Seq2SeqEncoder encoder(src_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
     Seq2SeqAttentionDecoder decoder(tgt_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
     EncoderDecoder net(encoder, decoder);
-    seq2seq.train_or_load(net, [&](int64_t num_epochs) {
-      train_seq2seq(net, data, lr, num_epochs, tgt_vocab, "cpu", {out + "/train_seq2seq.png"});
+    // What a parameter file must match to be loaded here, and what a resumed run must match.
+    Checkpoint checkpoint = seq2seq.checkpoint(
+        {{"model", "bahdanau_attention"}, {"embed_size", setting_number(embed_size)},
+         {"num_hiddens", setting_number(num_hiddens)}, {"num_layers", setting_number(num_layers)},
+         {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
+         {"src_vocab", vocab_fingerprint(src_vocab)}, {"tgt_vocab", vocab_fingerprint(tgt_vocab)}},
+        {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+    seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
+      train_seq2seq(net, data, lr, num_epochs, tgt_vocab, "cpu", {out + "/train_seq2seq.png", true, &checkpoint});
     });
 
     const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};

@@ -24,6 +24,9 @@
 // training pairs with the GloVe embedding; --embeddings FILE names any GloVe text file; the
 // bundled set brings its own word vectors (chapters/data/snli-small/vectors.txt); otherwise
 // the embedding is trained from nn.Embedding's N(0, 1) init.
+// --save FILE writes the parameters with the model's settings and the vocabulary's
+// fingerprint (--load refuses a file for other data), Adam's state and the generator:
+// --resume FILE continues the training up to --epochs as if it had never stopped.
 // Everything after "read N examples" depends on the random init and the shuffle, so the
 // numbers differ from the book's.
 // Run time: the program prints its estimate after the first 10 batches. The speed is the same
@@ -47,6 +50,7 @@
 #include "tools/data/snli_data.h"
 #include "tools/figures/figures.h"
 #include "tools/train/ids_tensor.h"
+#include "tools/train/checkpoint.h"
 #include "tools/train/predict_snli.h"
 #include "tools/train/train_ch13.h"
 
@@ -88,8 +92,7 @@ void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std:
   const float cell = std::max(m, n) > 12 ? 0.22f : 0.3f;
   opt.figsize = {std::max(3.5f, 2.0f * cell * n + 2.4f), std::max(2.5f, cell * m + 1.6f)};
   opt.fontsize = opt.tick_fontsize = std::max(m, n) > 12 ? 7.0f : 9.0f;
-  show_heatmaps(concat({beta, alpha}, 1), opt, path);
-  print_saved(path);
+  write_figure(path, [&] { show_heatmaps(concat({beta, alpha}, 1), opt, path); });
 }
 
 }  // namespace
@@ -109,8 +112,11 @@ int main(int argc, char** argv) {
   args.add_string("premise", "", "a premise to classify and draw, e.g. \"a man is sleeping .\"");
   args.add_string("hypothesis", "", "its hypothesis (needs --premise)");
   args.add_flag("quick", "1 epoch on at most 1024 training and 512 test pairs (CI)");
-  args.add_string("save", "", "write the trained parameters to this file", "FILE");
+  args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE",
+                  "FILE");
   args.add_string("load", "", "start from these parameters (same data and vocabulary); --epochs 0 to only predict",
+                  "FILE");
+  args.add_string("resume", "", "continue the training saved in FILE up to --epochs, exactly as if it had never stopped",
                   "FILE");
   add_chapter_options(args, "out/natural_language_inference_attention");
   args.parse_or_exit(argc, argv);
@@ -167,8 +173,19 @@ int main(int argc, char** argv) {
                         ? ": `make data` fetches the book's data/glove.6B.100d/vec.txt)\n"
                         : ")\n");
     }
+    // What a parameter file must match to be loaded here, and what a resumed run must match.
+    check(args.get_string("load").empty() || args.get_string("resume").empty(), "natural_language_inference_attention",
+          "--load (start from parameters) and --resume (continue a training) exclude each other");
+    const float lr = 0.001f;
+    Checkpoint checkpoint(
+        {{"model", "decomposable_attention"}, {"embed_size", setting_number(embed_size)},
+         {"num_hiddens", setting_number(num_hiddens)}, {"num_steps", setting_number(num_steps)},
+         {"mask_pad", net.mask_pad ? "1" : "0"}, {"vocab", vocab_fingerprint(vocab)}},
+        {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)},
+         {"train_pairs", setting_number(static_cast<double>(train_data.labels.size()))}},
+        args.get_string("save"), args.get_string("resume"));
     if (!args.get_string("load").empty()) {
-      net.load(args.get_string("load"));
+      checkpoint.load(net, args.get_string("load"));
       std::cout << "loaded " << args.get_string("load") << "\n";
     }
 
@@ -179,8 +196,9 @@ int main(int argc, char** argv) {
       return net(ids_tensor(b.premises, {b.batch_size, b.num_steps}),
                  ids_tensor(b.hypotheses, {b.batch_size, b.num_steps}));
     };
-    const float lr = 0.001f;
     const int64_t num_epochs = quick ? std::min<int64_t>(1, args.get_int("epochs")) : args.get_int("epochs");
+    check(num_epochs > 0 || args.get_string("resume").empty(), "natural_language_inference_attention",
+          "--resume continues a training: give --epochs more than the file's epochs");
     Adam trainer(net.parameters(), lr);
     if (num_epochs > 0) {
       // Beyond the book: the size of the run up front, and after the first 10 batches the time
@@ -190,17 +208,16 @@ int main(int argc, char** argv) {
                   static_cast<long long>(train_set->size() * num_epochs),
                   static_cast<long long>(train_iter.num_batches()), static_cast<long long>(batch_size));
       std::fflush(stdout);
+      // With --resume the trainer continues from the file; after the last epoch it writes
+      // --save, before its figure.
       const TrainCh13Result result =
-          train_ch13(net, forward, train_iter, test_iter, trainer, num_epochs, out + "/train_ch13.png", 10);
+          train_ch13(net, forward, train_iter, test_iter, trainer, num_epochs, out + "/train_ch13.png", &checkpoint, 10);
       std::printf("test acc by epoch:");  // beyond the book: the Animator's third curve
       for (float a : result.test_acc_by_epoch) std::printf(" %.3f", a);
       std::printf("\n");
     } else {
       std::printf("test acc %.3f (no training: --epochs 0)\n", evaluate_accuracy(net, forward, test_iter));
-    }
-    if (!args.get_string("save").empty()) {
-      net.save(args.get_string("save"));
-      print_saved(args.get_string("save"));
+      checkpoint.save(net);  // --save: the loaded parameters (and the file's training state)
     }
 
     // ------------------------------------------------------------------------------------

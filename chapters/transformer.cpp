@@ -9,6 +9,8 @@
 //   out/transformer/encoder_self_attention.png, decoder_self_attention.png,
 //   out/transformer/decoder_encoder_attention.png   2×4 grids, one heatmap per layer and head
 // Data: --data, else data/fra-eng/fra.txt (make data), else chapters/data/fra-eng-small.txt.
+// --save FILE / --load FILE / --resume FILE as in 10.4 (tools/cli/seq2seq_options.h): the
+// file records the model's settings and vocabularies, Adam's state and the generator.
 // Run time: a few minutes on two cores (--quick: seconds). Everything after the shape
 // demos depends on the random init, so numbers differ from the book's in the last digits.
 #include <cmath>
@@ -23,6 +25,7 @@
 #include "tools/data/bleu.h"
 #include "tools/data/nmt_data.h"
 #include "tools/figures/figures.h"
+#include "tools/train/checkpoint.h"
 #include "tools/train/train_seq2seq.h"
 
 using namespace d2l;
@@ -112,8 +115,18 @@ int main(int argc, char** argv) {
                                ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
     decoder.pe_offset = args.get_flag("pe-offset");
     EncoderDecoder net(encoder, decoder);
-    seq2seq.train_or_load(net, [&](int64_t num_epochs) {
-      train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", {out + "/loss.png"});
+    // What a parameter file must match to be loaded here (--pe-offset changes prediction
+    // only, so it is not among them), and what a resumed run must match.
+    Checkpoint checkpoint = seq2seq.checkpoint(
+        {{"model", "transformer"}, {"num_hiddens", setting_number(num_hiddens)},
+         {"num_layers", setting_number(num_layers)}, {"num_heads", setting_number(num_heads)},
+         {"ffn_num_hiddens", setting_number(ffn_num_hiddens)}, {"key_size", setting_number(key_size)},
+         {"query_size", setting_number(query_size)}, {"value_size", setting_number(value_size)},
+         {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
+         {"src_vocab", vocab_fingerprint(data.src_vocab)}, {"tgt_vocab", vocab_fingerprint(data.tgt_vocab)}},
+        {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+    seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
+      train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", {out + "/loss.png", true, &checkpoint});
     });
 
     std::vector<std::string> engs = {"go .", "i lost .", "he's calm .", "i'm home ."};
@@ -138,9 +151,10 @@ int main(int argc, char** argv) {
     const Tensor enc_attention_weights = reshape(concat(encoder.attention_weights, 0), {num_layers, num_heads, -1, num_steps});
     std::cout << torch_size(enc_attention_weights.shape()) << "\n";
     const std::vector<std::string> titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
-    show_heatmaps(enc_attention_weights, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
-                  out + "/encoder_self_attention.png");
-    print_saved(out + "/encoder_self_attention.png");
+    write_figure(out + "/encoder_self_attention.png", [&] {
+      show_heatmaps(enc_attention_weights, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
+                    out + "/encoder_self_attention.png");
+    });
     const Tensor dec_self = decoder_weights(dec_attention_weight_seq, 0, num_layers, num_heads, num_steps);
     const Tensor dec_inter = decoder_weights(dec_attention_weight_seq, 1, num_layers, num_heads, num_steps);
     std::cout << "(" << torch_size(dec_self.shape()) << ", " << torch_size(dec_inter.shape()) << ")\n";
@@ -148,12 +162,14 @@ int main(int argc, char** argv) {
     int64_t words = 1;
     for (char c : translation) words += c == ' ';
     const int64_t shown = std::min<int64_t>(translation.empty() ? 1 : words + 1, num_steps);
-    show_heatmaps(slice(dec_self, 3, 0, shown), "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
-                  out + "/decoder_self_attention.png");
-    print_saved(out + "/decoder_self_attention.png");
-    show_heatmaps(dec_inter, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
-                  out + "/decoder_encoder_attention.png");
-    print_saved(out + "/decoder_encoder_attention.png");
+    write_figure(out + "/decoder_self_attention.png", [&] {
+      show_heatmaps(slice(dec_self, 3, 0, shown), "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
+                    out + "/decoder_self_attention.png");
+    });
+    write_figure(out + "/decoder_encoder_attention.png", [&] {
+      show_heatmaps(dec_inter, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
+                    out + "/decoder_encoder_attention.png");
+    });
     return 0;
   });
 }

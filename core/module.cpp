@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <typeinfo>
 
+#include "core/param_file.h"
+
 namespace d2l {
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
@@ -56,131 +58,10 @@ Tensor& Module::register_parameter(const std::string& name, Tensor value) {
 
 void Module::register_module(const std::string& name, Module& child) { children_.emplace_back(name, &child); }
 
-// --- parameter files -----------------------------------------------------------------------
-// Layout (little-endian, as the machine writes it):
-//   "D2LPARAM" | u32 version (1) | u32 count
-//   count × ( u32 name length | name | u32 ndim | ndim × i64 size | numel × f32 )
-//   u64 FNV-1a hash of every byte above
-namespace {
+// --- parameter files (the format is core/param_file.cpp's) ---------------------------------
+void Module::save(const std::string& path) const { save_param_file(path, *this, {}); }
 
-constexpr char kMagic[8] = {'D', '2', 'L', 'P', 'A', 'R', 'A', 'M'};
-constexpr uint32_t kVersion = 1;
-
-uint64_t fnv1a(const char* p, size_t n) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ULL;
-  return h;
-}
-
-template <class T>
-void put(std::string& s, const T& v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
-
-[[noreturn]] void file_error(const std::string& path, const std::string& what) {
-  throw std::runtime_error("[Module.load] " + path + ": " + what);
-}
-
-// Reads from an in-memory file, failing with a clear message instead of running past its end.
-struct Reader {
-  const std::string& buf;
-  const std::string& path;
-  size_t pos = 0;
-  template <class T>
-  T get(const char* what) {
-    if (buf.size() - pos < sizeof(T)) file_error(path, std::string("truncated while reading ") + what);
-    T v;
-    std::memcpy(&v, buf.data() + pos, sizeof v);
-    pos += sizeof v;
-    return v;
-  }
-  const char* bytes(size_t n, const char* what) {
-    if (buf.size() - pos < n) file_error(path, std::string("truncated while reading ") + what);
-    pos += n;
-    return buf.data() + pos - n;
-  }
-};
-
-}  // namespace
-
-void Module::save(const std::string& path) const {
-  std::string s(kMagic, sizeof kMagic);
-  const auto params = named_parameters();
-  put(s, kVersion);
-  put(s, static_cast<uint32_t>(params.size()));
-  for (const auto& [name, t] : params) {
-    put(s, static_cast<uint32_t>(name.size()));
-    s += name;
-    put(s, static_cast<uint32_t>(t.ndim()));
-    for (int64_t d : t.shape()) put(s, d);
-    s.append(reinterpret_cast<const char*>(t.data()), sizeof(float) * t.numel());
-  }
-  put(s, fnv1a(s.data(), s.size()));
-  // Write a temporary file, flush it to the disk (fsync), and rename it over the target:
-  // rename is atomic, so a crash or power cut mid-save leaves either the old file or the
-  // new one, never half of one. Without the fsync the rename could reach the disk before
-  // the data does.
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error("[Module.save] cannot open '" + tmp + "' for writing: " + std::strerror(errno));
-  bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
-  int write_errno = errno;
-  if (std::fclose(f) != 0 && ok) ok = false, write_errno = errno;
-  if (!ok) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("[Module.save] write to '" + tmp + "' failed: " + std::strerror(write_errno) + " (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int rename_errno = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("[Module.save] cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(rename_errno));
-  }
-}
-
-void Module::load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) file_error(path, "cannot open (does it exist? write one with --save)");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  const std::string buf = ss.str();
-  if (buf.size() < sizeof kMagic || std::memcmp(buf.data(), kMagic, sizeof kMagic) != 0)
-    file_error(path, "not a d2l parameter file (bad magic)");
-  if (buf.size() < sizeof kMagic + 16) file_error(path, "truncated (shorter than the header)");
-  uint64_t stored;
-  std::memcpy(&stored, buf.data() + buf.size() - sizeof stored, sizeof stored);
-  if (fnv1a(buf.data(), buf.size() - sizeof stored) != stored)
-    file_error(path, "checksum mismatch: the file is truncated or corrupt");
-  const std::string body = buf.substr(0, buf.size() - sizeof stored);
-  Reader r{body, path};
-  r.bytes(sizeof kMagic, "magic");
-  if (r.get<uint32_t>("version") != kVersion) file_error(path, "unsupported version");
-  const auto params = named_parameters();
-  const uint32_t count = r.get<uint32_t>("parameter count");
-  if (count != params.size())
-    file_error(path, "holds " + std::to_string(count) + " parameters, the model has " + std::to_string(params.size()) +
-                         " (a different model?)");
-  // Parse and check everything first; copy only when the whole file matches the model.
-  std::vector<const char*> data(params.size());
-  for (size_t i = 0; i < params.size(); ++i) {
-    const uint32_t len = r.get<uint32_t>("name length");
-    const std::string name(r.bytes(len, "name"), len);
-    const auto& [want, t] = params[i];
-    if (name != want) file_error(path, "parameter " + std::to_string(i) + " is '" + name + "', the model expects '" + want + "'");
-    // The number of dims first: a corrupt count must not be read as that many sizes.
-    const uint32_t nd = r.get<uint32_t>("ndim");
-    if (nd != t.shape().size())
-      file_error(path, "parameter '" + name + "' has ndim " + std::to_string(nd) + ", the model expects shape " +
-                           shape_str(t.shape()));
-    Shape shape;
-    for (uint32_t d = 0; d < nd; ++d) shape.push_back(r.get<int64_t>("shape"));
-    if (shape != t.shape())
-      file_error(path, "parameter '" + name + "' has shape " + shape_str(shape) + ", the model expects " + shape_str(t.shape()));
-    data[i] = r.bytes(sizeof(float) * t.numel(), "parameter data");
-  }
-  if (r.pos != body.size()) file_error(path, "trailing bytes after the last parameter");
-  for (size_t i = 0; i < params.size(); ++i) {
-    Tensor t = params[i].second;
-    std::memcpy(t.data(), data[i], sizeof(float) * t.numel());
-  }
-}
+void Module::load(const std::string& path) { copy_parameters(read_param_file(path, *this, {}), *this); }
 
 // --- printing -------------------------------------------------------------------------------
 namespace {

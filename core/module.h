@@ -41,10 +41,11 @@ class Module {
   bool training() const { return training_; }
   void zero_grad(bool set_to_none = true);  // Tensor::zero_grad on every parameter
 
-  // Parameter files: a header ("D2LPARAM", version, count), then per parameter its name,
-  // shape and data, then an FNV-1a checksum of everything before it. save() writes to a
-  // temporary file and renames it, so an interrupted save leaves the old file intact;
-  // load() checks names, shapes and checksum before touching any parameter.
+  // Parameter files (core/param_file.h): a header, every parameter's name, shape and data,
+  // and a checksum. save() writes a unique temporary next to the target and renames it over
+  // the target (never over a link, FIFO or device); load() checks the file's type, header,
+  // size, checksum, names, shapes and values before touching any parameter. These two record
+  // no settings; programs that do (the chapters' --save) call save_param_file directly.
   void save(const std::string& path) const;
   void load(const std::string& path);
 

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "core/check.h"
+
 namespace d2l {
 
 void Optimizer::zero_grad(bool set_to_none) {
@@ -44,6 +46,29 @@ void Adam::step() {
       w[i] -= step_size * m[i] / (std::sqrt(v[i]) / bc2_sqrt + eps);
     }
   }
+}
+
+AdamState Adam::state() const { return AdamState{lr, beta1, beta2, eps, weight_decay, t_, m_, v_}; }
+
+void Adam::load_state(const AdamState& s) {
+  const char* op = "Adam.load_state";
+  // Bit-exact comparison: a resumed run continues exactly only with the same numbers.
+  auto same = [op](const char* name, float saved, float mine) {
+    check(saved == mine, op, "the saved ", name, " is ", saved, ", this optimiser's is ", mine);
+  };
+  same("lr", s.lr, lr), same("beta1", s.beta1, beta1), same("beta2", s.beta2, beta2);
+  same("eps", s.eps, eps), same("weight_decay", s.weight_decay, weight_decay);
+  check(s.step >= 0, op, "step count ", s.step, " is negative");
+  check(s.m.size() == params_.size() && s.v.size() == params_.size(), op, "the state has moments for ", s.m.size(),
+        " and ", s.v.size(), " parameters, the optimiser has ", params_.size());
+  for (size_t k = 0; k < params_.size(); ++k)
+    check(static_cast<int64_t>(s.m[k].size()) == params_[k].numel() &&
+              static_cast<int64_t>(s.v[k].size()) == params_[k].numel(),
+          op, "moments of parameter ", k, " have ", s.m[k].size(), " and ", s.v[k].size(),
+          " values, the parameter has shape ", params_[k].shape());
+  t_ = s.step;
+  m_ = s.m;
+  v_ = s.v;
 }
 
 // The book's grad_clipping (9.5): one global norm over all parameters' gradients.

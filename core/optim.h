@@ -26,6 +26,15 @@ class SGD : public Optimizer {
   float lr;
 };
 
+// What Adam carries from one step to the next (PyTorch's optimizer.state_dict()): its
+// hyper-parameters, the step count t and both moments of every parameter, in the order of
+// params(). Saved with the model, it lets a stopped run continue exactly.
+struct AdamState {
+  float lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+  int64_t step = 0;
+  std::vector<std::vector<float>> m, v;
+};
+
 // torch.optim.Adam (no amsgrad): m = b1 m + (1-b1) g; v = b2 v + (1-b2) g²;
 // p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps). Weight decay adds wd * p to g.
 class Adam : public Optimizer {
@@ -34,6 +43,11 @@ class Adam : public Optimizer {
        float eps = 1e-8f, float weight_decay = 0.0f);
   void step() override;
   float lr, beta1, beta2, eps, weight_decay;
+
+  AdamState state() const;
+  // Continues from a saved state: the hyper-parameters must be this optimiser's and every
+  // moment must have its parameter's size (std::invalid_argument "[Adam.load_state] ...").
+  void load_state(const AdamState& state);
 
  private:
   std::vector<std::vector<float>> m_, v_;

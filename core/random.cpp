@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "core/check.h"
+
 namespace d2l {
 namespace {
 
@@ -35,6 +37,23 @@ uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 }  // namespace
 
 void manual_seed(uint64_t seed) { gen() = make_generator(seed); }
+
+RngState get_rng_state() {
+  const Generator& g = gen();
+  RngState r;
+  for (int i = 0; i < 4; ++i) r.s[i] = g.s[i];
+  r.has_spare = g.has_spare;
+  r.spare = g.spare;
+  return r;
+}
+
+void set_rng_state(const RngState& r) {
+  check(r.s[0] || r.s[1] || r.s[2] || r.s[3], "set_rng_state", "the all-zero state is not one xoshiro256** can reach");
+  Generator& g = gen();
+  for (int i = 0; i < 4; ++i) g.s[i] = r.s[i];
+  g.has_spare = r.has_spare;
+  g.spare = r.spare;
+}
 
 uint64_t random_u64() {
   uint64_t* s = gen().s;

@@ -35,4 +35,15 @@ inline bool dropout_keeps(uint32_t i, uint64_t key, uint32_t threshold) {
   return hash32(hash32(i ^ static_cast<uint32_t>(key)) + static_cast<uint32_t>(key >> 32)) >= threshold;
 }
 
+// The generator's whole state (torch.get_rng_state / set_rng_state): a run that saves it
+// after epoch N and restores it before epoch N + 1 draws the same shuffles and dropout masks
+// as a run that never stopped.
+struct RngState {
+  uint64_t s[4] = {0, 0, 0, 0};
+  bool has_spare = false;  // Box–Muller's second normal, waiting for the next random_normal()
+  float spare = 0.0f;
+};
+RngState get_rng_state();
+void set_rng_state(const RngState& state);  // refuses the all-zero state xoshiro cannot leave
+
 }  // namespace d2l

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/module.h"
+#include "core/optim.h"
 #include "tests/test_util.h"
 #include "tools/cli/cli_args.h"
 #include "tools/cli/seq2seq_options.h"
@@ -23,6 +24,7 @@
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;
 using d2l_test::build_dir;
+using d2l_test::message_has;
 using d2l_test::read_file;
 using d2l_test::run_command;
 using d2l_test::TempDir;
@@ -217,6 +219,7 @@ BOOST_AUTO_TEST_CASE(seq2seq_options) {
   };
   TempDir tmp("seq2seq_options");
   const std::string file = tmp("net.params");
+  const d2l::ModelSettings model{{"model", "net"}}, run{{"batch_size", "4"}};
   auto parsed = [](const std::vector<std::string>& argv, auto&& use) {
     d2l::CliArgs args("prog", "test");
     const d2l::Seq2SeqOptions opt(args, 250, 10);
@@ -231,25 +234,46 @@ BOOST_AUTO_TEST_CASE(seq2seq_options) {
     BOOST_CHECK_EQUAL(o.translate(), "i am cold .");
   });
   BOOST_CHECK_THROW(parsed({"--epochs", "0"}, [](const d2l::Seq2SeqOptions&) {}), d2l::UsageError);
-  // Training path: train() gets the epochs, then --save writes the trained values.
+  // Training path: train() gets the epochs; the trainer's end (Checkpoint::trained) writes --save.
   parsed({"--epochs", "7", "--save", file}, [&](const d2l::Seq2SeqOptions& o) {
     Net net;
+    d2l::Checkpoint checkpoint = o.checkpoint(model, run);
     int64_t trained = 0;
-    o.train_or_load(net, [&](int64_t epochs) {
+    o.train_or_load(net, checkpoint, [&](int64_t epochs) {
       trained = epochs;
       net.w.data()[0] = 5.0f;
+      d2l::Adam adam(net.parameters(), 0.1f);
+      checkpoint.trained(net, adam, epochs, nullptr);
     });
     BOOST_CHECK_EQUAL(trained, 7);
+  });
+  // A train function that does not hand the checkpoint to its trainer would ignore --save.
+  parsed({"--save", file}, [&](const d2l::Seq2SeqOptions& o) {
+    Net net;
+    d2l::Checkpoint checkpoint = o.checkpoint(model, run);
+    BOOST_CHECK_EXCEPTION(o.train_or_load(net, checkpoint, [](int64_t) {}), std::logic_error,
+                          message_has({"did not pass the checkpoint to the trainer"}));
   });
   // Loading path: train() is not called and the saved values come back.
   parsed({"--load", file}, [&](const d2l::Seq2SeqOptions& o) {
     Net net;
+    d2l::Checkpoint checkpoint = o.checkpoint(model, run);
     bool trained = false;
-    o.train_or_load(net, [&](int64_t) { trained = true; });
+    o.train_or_load(net, checkpoint, [&](int64_t) { trained = true; });
     BOOST_CHECK(!trained);
     BOOST_CHECK_EQUAL(net.w.data()[0], 5.0f);
     BOOST_CHECK_EQUAL(net.w.data()[1], 2.0f);
   });
+  // Another model's settings: refused, naming the setting and both values.
+  parsed({"--load", file}, [&](const d2l::Seq2SeqOptions& o) {
+    Net net;
+    d2l::Checkpoint checkpoint = o.checkpoint({{"model", "other"}}, run);
+    BOOST_CHECK_EXCEPTION(o.train_or_load(net, checkpoint, [](int64_t) {}), std::runtime_error,
+                          message_has({"[Module.load] " + file, "model: the file has 'net', this run 'other'"}));
+  });
+  BOOST_CHECK_EXCEPTION(parsed({"--load", file, "--resume", file},
+                               [&](const d2l::Seq2SeqOptions& o) { (void)o.checkpoint(model, run); }),
+                        std::invalid_argument, message_has({"--load", "--resume", "exclude each other"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,7 @@
 // value and says where, parameter files never half-load, chapter programs refuse absurd
 // options, and every input the fuzzers (tests/fuzz/) found a crash with stays fixed.
 #include <boost/test/unit_test.hpp>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #endif
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +50,32 @@ namespace fs = std::filesystem;
 using d2l::Tensor;
 
 namespace {
+
+// RLIMIT_FSIZE lowered for one scope, with SIGXFSZ ignored so that a write past the limit
+// fails with EFBIG instead of killing the process: a full disk that even root runs into.
+struct FileSizeLimit {
+  rlimit old{};
+  void (*old_handler)(int);
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &old);
+    old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit lower = old;
+    lower.rlim_cur = bytes;
+    BOOST_REQUIRE(setrlimit(RLIMIT_FSIZE, &lower) == 0);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, old_handler);
+  }
+};
+
+// True when `dir` holds exactly one entry, named `name`.
+bool only_file_is(const fs::path& dir, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  for (const std::string& n : names) BOOST_TEST_MESSAGE("in " << dir << ": " << n);
+  return names.size() == 1 && names[0] == name;
+}
 
 // --- determinism helpers ----------------------------------------------------------------------
 // A training run's result: every parameter and every loss, as raw floats.
@@ -392,7 +420,7 @@ BOOST_AUTO_TEST_CASE(checkpoint_round_trip_is_bit_exact) {
   a.save(path);
   b.load(path);
   BOOST_CHECK(first_difference(flat(a.parameters()), flat(b.parameters())).empty());
-  BOOST_CHECK(!fs::exists(path + ".tmp"));
+  BOOST_CHECK(only_file_is(tmp.path, "lin.params"));  // the temporary was renamed
 }
 
 BOOST_AUTO_TEST_CASE(checkpoint_interrupted_save_keeps_the_old_file) {
@@ -404,22 +432,24 @@ BOOST_AUTO_TEST_CASE(checkpoint_interrupted_save_keeps_the_old_file) {
   const std::string old_bytes = read_file(path);
   const std::vector<float> old_params = flat(net.parameters());
   net.weight.data()[0] += 1.0f;  // the model moves on
-  // The temporary file cannot be written (a directory is in its place): save fails loudly...
-  fs::create_directory(path + ".tmp");
-  BOOST_CHECK_EXCEPTION(net.save(path), std::runtime_error,
-                        message_has({"[Module.save]", path + ".tmp"}));
-  // ...and the previous file is untouched and still loads.
+  // The temporary file cannot be written to the end (a file-size limit of 40 bytes stands in
+  // for a full disk, even for root): save fails loudly...
+  {
+    FileSizeLimit limit(40);
+    BOOST_CHECK_EXCEPTION(net.save(path), std::runtime_error,
+                          message_has({"[Module.save] cannot write '" + path + "'", ".tmp.", "failed"}));
+  }
+  // ...the previous file is untouched and still loads, and no temporary is left.
   BOOST_CHECK(read_file(path) == old_bytes);
+  BOOST_CHECK(only_file_is(tmp.path, "lin.params"));
   d2l::Linear back(3, 2);
   back.load(path);
   BOOST_CHECK(first_difference(flat(back.parameters()), old_params).empty());
   // A crash halfway through writing leaves a partial temporary file: the target is intact
-  // and the next save replaces both.
-  fs::remove(path + ".tmp");
-  write_file(path + ".tmp", old_bytes.substr(0, old_bytes.size() / 2));
+  // and the next save replaces the target (the stale temporary is a crash's leftover).
+  write_file(path + ".tmp.crashd", old_bytes.substr(0, old_bytes.size() / 2));
   back.load(path);
   net.save(path);
-  BOOST_CHECK(!fs::exists(path + ".tmp"));
   back.load(path);
   BOOST_CHECK(first_difference(flat(back.parameters()), flat(net.parameters())).empty());
 }
@@ -447,14 +477,16 @@ BOOST_AUTO_TEST_CASE(checkpoint_bad_files_fail_clearly_and_change_nothing) {
     BOOST_CHECK_MESSAGE(threw, "a bad file loaded: expected '" << why << "'");
     BOOST_CHECK(first_difference(flat(net.parameters()), before).empty());
   };
-  // Truncated at every length.
+  // Truncated at every length: the magic (8 bytes), the version (4), then at least the
+  // settings length, parameter count, training flag and checksum (17).
   for (size_t n = 0; n < bytes.size(); ++n)
-    refused(bytes.substr(0, n), n < 8 ? "bad magic" : n < 24 ? "truncated" : "checksum mismatch");
-  // Corrupted: every byte flipped in turn (the magic, then everything the checksum covers).
+    refused(bytes.substr(0, n), n < 8 ? "bad magic" : n < 29 ? "truncated" : "checksum mismatch");
+  // Corrupted: every byte flipped in turn (the magic, the version, then everything the
+  // checksum covers).
   for (size_t i = 0; i < bytes.size(); ++i) {
     std::string c = bytes;
     c[i] = static_cast<char>(c[i] ^ 0x20);
-    refused(c, i < 8 ? "bad magic" : "checksum mismatch");
+    refused(c, i < 8 ? "bad magic" : i < 12 ? "format version" : "checksum mismatch");
   }
   refused(bytes + "x", "checksum mismatch");
   // Whole but for another model: a different number of parameters, other names, other shapes.

@@ -21,6 +21,7 @@
 #include "tools/data/snli_data.h"
 #include "tools/data/vocab.h"
 #include "tools/train/ids_tensor.h"
+#include "tools/train/checkpoint.h"
 #include "tools/train/predict_snli.h"
 #include "tools/train/train_ch13.h"
 
@@ -458,6 +459,52 @@ BOOST_AUTO_TEST_CASE(format_duration_units) {
   BOOST_TEST(d2l::format_duration(3599.4) == "59 min 59 s");
   BOOST_TEST(d2l::format_duration(3600.0) == "1 h 0 min");
   BOOST_TEST(d2l::format_duration(38217.0) == "10 h 37 min");  // 10 h 36 min 57 s, to the minute
+}
+
+// 6 epochs in one go, or 3, saved, and resumed in a fresh model (other seed) to 6: the same
+// losses, accuracies, curves and parameters, bit for bit (the generator that shuffles and
+// drops out is restored with Adam).
+BOOST_AUTO_TEST_CASE(train_ch13_resumes_exactly) {
+  const d2l_test::TempDir tmp("train_ch13_resume");
+  auto data = std::make_shared<const d2l::SNLIDataset>(toy_snli(), 3);
+  struct Run {
+    d2l::SNLIDataLoader train_iter, test_iter;
+    d2l::DecomposableAttention net;
+    d2l::Adam trainer;
+    Run(std::shared_ptr<const d2l::SNLIDataset> d)
+        : train_iter(d, 8, true), test_iter(d, 8, false), net(d->vocab.size(), 16, 32, 16, 32, 64),
+          trainer(net.parameters(), 0.01f) {}
+    d2l::TrainCh13Result train(int64_t epochs, const std::string& png, d2l::Checkpoint* checkpoint) {
+      const d2l::BatchForward forward = [this](const d2l::SNLIBatch& b) {
+        return net(d2l::ids_tensor(b.premises, {b.batch_size, b.num_steps}),
+                   d2l::ids_tensor(b.hypotheses, {b.batch_size, b.num_steps}));
+      };
+      return d2l::train_ch13(net, forward, train_iter, test_iter, trainer, epochs, png, checkpoint);
+    }
+    std::vector<float> values() const {
+      std::vector<float> v;
+      for (const Tensor& t : net.parameters()) v.insert(v.end(), t.data(), t.data() + t.numel());
+      return v;
+    }
+  };
+  const d2l::ModelSettings model{{"vocab", d2l::vocab_fingerprint(data->vocab)}}, run{{"batch_size", "8"}};
+  d2l::manual_seed(44);
+  Run straight(data);
+  const d2l::TrainCh13Result all = straight.train(6, tmp("all.png"), nullptr);
+  d2l::manual_seed(44);
+  Run first(data);
+  d2l::Checkpoint save(model, run, tmp("half.params"));
+  first.train(3, tmp("half.png"), &save);
+  d2l::manual_seed(7);
+  Run second(data);
+  d2l::Checkpoint resume(model, run, "", tmp("half.params"));
+  const d2l::TrainCh13Result rest = second.train(6, tmp("rest.png"), &resume);
+  BOOST_CHECK_EQUAL(rest.loss, all.loss);
+  BOOST_CHECK_EQUAL(rest.train_acc, all.train_acc);
+  BOOST_CHECK_EQUAL(rest.test_acc, all.test_acc);
+  BOOST_CHECK(rest.test_acc_by_epoch == all.test_acc_by_epoch);  // with the 3 restored epochs
+  BOOST_CHECK(second.values() == straight.values());
+  BOOST_CHECK(d2l_test::read_file(tmp("rest.png")) == d2l_test::read_file(tmp("all.png")));
 }
 
 // --- errors ----------------------------------------------------------------------------------

@@ -1,27 +1,27 @@
-// tests/fuzz/fuzz_param_file.cpp — Module::load of a Linear(3, 2) from arbitrary bytes.
+// tests/fuzz/fuzz_param_file.cpp — read_param_file for a Linear(3, 2) from arbitrary bytes:
+// the header, the settings block, the parameters and the training section (Adam's moments,
+// the generator, the curves) of core/param_file.h.
 //
 // The file ends in an FNV-1a checksum, which random bytes almost never match, so the first
-// input byte picks a mode: odd, the rest is a file body and the harness appends its correct
-// checksum (the fuzzer then explores the header, names, shapes and sizes); even, the rest is
-// the whole file as given. Invariants: a failed load throws std::runtime_error and leaves
-// every parameter bit for bit as it was; a load that succeeds read a file that save() writes
-// back byte for byte.
+// input byte picks the mode. Bit 0 set: the rest is a file body and the harness appends its
+// correct checksum (the fuzzer then explores everything after the header); clear: the rest
+// is the whole file as given. Bit 1 set: the loading run expects the settings
+// model=linear, in=3 (else none). Invariants: a failed read throws std::runtime_error and
+// changes no parameter; a file that reads is one that save_param_file writes back byte for
+// byte (with the settings and the training state read), its training state is accepted by
+// an Adam over the model's parameters, and its generator state by set_rng_state.
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/optim.h"
+#include "core/param_file.h"
 #include "core/random.h"
 #include "layers/basic.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace {
-
-uint64_t fnv1a(const std::string& s) {  // as core/module.cpp computes it
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
 
 std::vector<float> snapshot(const d2l::Module& m) {
   std::vector<float> v;
@@ -46,20 +46,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   std::string file(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (data[0] & 1) {
-    const uint64_t h = fnv1a(file);
+    const uint64_t h = d2l::fnv1a64(file.data(), file.size());
     file.append(reinterpret_cast<const char*>(&h), sizeof h);
   }
+  const d2l::ModelSettings settings =
+      (data[0] & 2) ? d2l::ModelSettings{{"model", "linear"}, {"in", "3"}} : d2l::ModelSettings{};
   const std::string path = d2l_fuzz::write_scratch("param", reinterpret_cast<const uint8_t*>(file.data()), file.size());
   const std::vector<float> before = snapshot(*net);
+  d2l::ParamFileContents contents;
   try {
-    net->load(path);
+    contents = d2l::read_param_file(path, *net, settings);
   } catch (const std::runtime_error&) {
     const std::vector<float> after = snapshot(*net);
     D2L_FUZZ_CHECK(std::memcmp(before.data(), after.data(), before.size() * sizeof(float)) == 0);
     return 0;
   }
+  D2L_FUZZ_CHECK(contents.settings == settings);
+  d2l::copy_parameters(contents, *net);
   const std::string again = d2l_fuzz::scratch_path("param_saved");
-  net->save(again);
+  d2l::save_param_file(again, *net, settings, contents.training ? &*contents.training : nullptr);
   D2L_FUZZ_CHECK(slurp(again) == file);
+  if (contents.training) {
+    const d2l::AdamState& s = contents.training->optimizer;
+    d2l::Adam adam(net->parameters(), s.lr, s.beta1, s.beta2, s.eps, s.weight_decay);
+    adam.load_state(s);  // must not throw: the reader checked every size
+    d2l::set_rng_state(contents.training->rng);
+  }
   return 0;
 }

@@ -12,7 +12,9 @@
 #include <omp.h>
 #endif
 
+#include "core/files.h"
 #include "core/random.h"
+#include "tools/figures/figures.h"
 
 namespace d2l {
 
@@ -142,6 +144,12 @@ int64_t CliArgs::get_int(const std::string& name) const { return find(name, Kind
 float CliArgs::get_float(const std::string& name) const { return static_cast<float>(find(name, Kind::Float).f); }
 const std::string& CliArgs::get_string(const std::string& name) const { return find(name, Kind::String).s; }
 bool CliArgs::get_flag(const std::string& name) const { return find(name, Kind::Flag).flag; }
+bool CliArgs::has(const std::string& name) const {
+  for (const Option& o : options_)
+    if (o.name == name) return true;
+  return false;
+}
+
 bool CliArgs::given(const std::string& name) const {
   for (const Option& o : options_)
     if (o.name == name) return o.given;
@@ -191,13 +199,19 @@ std::string torch_size(const Shape& shape) {
 }
 
 int run_reporting_errors(const std::function<int()>& body) {
+  keep_going_after_figure_errors();  // one figure must not cost the model or the others
+  int status = 0;
+  std::string error;
   try {
-    return body();
+    status = body();
   } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
+    error = e.what();
   }
+  std::fflush(stdout);
+  for (const std::string& e : figure_errors()) std::fprintf(stderr, "error: %s\n", e.c_str());
+  if (!error.empty()) std::fprintf(stderr, "error: %s\n", error.c_str());
+  if (!figure_errors().empty() || !error.empty()) return status != 0 ? status : 1;
+  return status;
 }
 
 std::string apply_chapter_options(const CliArgs& args) {
@@ -212,6 +226,14 @@ std::string apply_chapter_options(const CliArgs& args) {
   if (ec || !std::filesystem::is_directory(out))
     throw std::runtime_error("cannot create output directory '" + out + "': " + ec.message() +
                              " (HINT: pass a writable --out DIR)");
+  // Found now, not after the training: a file can be created there, and --save's target.
+  try {
+    check_writable_target((std::filesystem::path(out) / ".d2l-write-check").string(), "--out");
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("[--out] the figures cannot be written to '" + out + "': " + e.what() +
+                             " (HINT: pass a writable --out DIR)");
+  }
+  if (args.has("save") && !args.get_string("save").empty()) check_writable_target(args.get_string("save"), "--save");
   return out;
 }
 

@@ -64,6 +64,7 @@ class CliArgs {
   const std::string& get_string(const std::string& name) const;
   bool get_flag(const std::string& name) const;
   bool given(const std::string& name) const;  // set on the command line, not defaulted
+  bool has(const std::string& name) const;    // declared by the program
 
   std::string usage() const;
 
@@ -104,10 +105,14 @@ std::string torch_size(const Shape& shape);
 // A chapter's main: runs `body` (the program after its options are parsed) and turns an
 // exception into "error: ..." on stderr (stdout flushed first, so the lines before it
 // stay in order) and exit status 1. Bad usage is parse_or_exit's, with status 2.
+// Figures written through write_figure (tools/figures/figures.h) that fail do not stop the
+// body: each is listed at the end as "error: ..." and the exit status is 1.
 int run_reporting_errors(const std::function<int()>& body);
 
 // Applies them: d2l::manual_seed, omp_set_num_threads (under #ifdef _OPENMP), and creates
-// the output directory. Returns the directory.
+// the output directory. Before any training it checks that the outputs can be written: a
+// file can be created in --out, and --save FILE (when the program has that option) is not a
+// link, FIFO, device or directory and its folder takes new files. Returns the directory.
 std::string apply_chapter_options(const CliArgs& args);
 
 }  // namespace d2l

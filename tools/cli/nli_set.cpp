@@ -5,31 +5,20 @@
 //   make nli-set                         regenerates chapters/data/snli-small/ (the defaults)
 //   build/tools/nli_set --out DIR        the same files into DIR
 // The rules and the lexicon are in tools/data/nli_set.cpp; the defaults reproduce the committed
-// files byte for byte (a test checks it). Each file is written to DIR/.name.tmp first and
-// renamed, so an interrupted run never leaves a half-written split.
+// files byte for byte (a test checks it). Each file is written through write_file_atomically
+// (core/files.h): a unique temporary, renamed over the target, removed on Ctrl-C, so an
+// interrupted run never leaves a half-written split or a temporary behind.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 #include <string>
 
+#include "core/files.h"
 #include "tools/cli/cli_args.h"
 #include "tools/data/nli_set.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-void write_file(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("nli_set: cannot write '" + tmp.string() + "'");
-  }
-  fs::rename(tmp, path);
-}
 
 int run(int argc, char** argv) {
   d2l::CliArgs args("nli_set", "writes the small NLI set (train.tsv, test.tsv, vectors.txt) bundled for 15.4 and 15.5");
@@ -46,9 +35,9 @@ int run(int argc, char** argv) {
   const d2l::NliSetFiles files = d2l::generate_nli_set(options);
   const fs::path dir = args.get_string("out");
   fs::create_directories(dir);
-  write_file(dir / "train.tsv", files.train_tsv);
-  write_file(dir / "test.tsv", files.test_tsv);
-  write_file(dir / "vectors.txt", files.vectors_txt);
+  d2l::write_file_atomically((dir / "train.tsv").string(), files.train_tsv, "nli_set");
+  d2l::write_file_atomically((dir / "test.tsv").string(), files.test_tsv, "nli_set");
+  d2l::write_file_atomically((dir / "vectors.txt").string(), files.vectors_txt, "nli_set");
   std::printf("wrote %s (%lld pairs), %s (%lld pairs), %s\n", (dir / "train.tsv").c_str(),
               static_cast<long long>(3 * options.train_per_label), (dir / "test.tsv").c_str(),
               static_cast<long long>(3 * options.test_per_label), (dir / "vectors.txt").c_str());

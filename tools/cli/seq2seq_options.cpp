@@ -2,6 +2,8 @@
 #include "tools/cli/seq2seq_options.h"
 
 #include <cstdio>
+#include <stdexcept>
+#include <utility>
 
 namespace d2l {
 
@@ -11,8 +13,11 @@ Seq2SeqOptions::Seq2SeqOptions(CliArgs& args, int64_t book_epochs, int64_t quick
   args.add_flag("quick", std::to_string(quick_epochs) + " epochs: a smoke test");
   args.add_string("data", "", "fra.txt to train on (default: data/fra-eng/fra.txt, else the bundled corpus)",
                   "PATH");
-  args.add_string("save", "", "write the trained parameters to FILE", "FILE");
-  args.add_string("load", "", "read parameters from FILE instead of training", "FILE");
+  args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE",
+                  "FILE");
+  args.add_string("load", "", "read parameters from FILE instead of training (same model settings and data)", "FILE");
+  args.add_string("resume", "",
+                  "continue the training saved in FILE up to --epochs, exactly as if it had never stopped", "FILE");
   args.add_string("translate", "", "also translate this English sentence and draw its attention");
 }
 
@@ -20,16 +25,24 @@ int64_t Seq2SeqOptions::num_epochs() const { return args_.get_flag("quick") ? qu
 const std::string& Seq2SeqOptions::data() const { return args_.get_string("data"); }
 const std::string& Seq2SeqOptions::translate() const { return args_.get_string("translate"); }
 
-void Seq2SeqOptions::train_or_load(Module& net, const std::function<void(int64_t num_epochs)>& train) const {
+Checkpoint Seq2SeqOptions::checkpoint(ModelSettings model, ModelSettings run) const {
+  if (!args_.get_string("load").empty() && !args_.get_string("resume").empty())
+    throw std::invalid_argument("--load (skip training) and --resume (continue training) exclude each other");
+  return Checkpoint(std::move(model), std::move(run), args_.get_string("save"), args_.get_string("resume"));
+}
+
+void Seq2SeqOptions::train_or_load(Module& net, Checkpoint& checkpoint,
+                                   const std::function<void(int64_t num_epochs)>& train) const {
   if (const std::string& path = args_.get_string("load"); !path.empty()) {
-    net.load(path);
+    checkpoint.load(net, path);
     std::printf("loaded %s (training skipped)\n", path.c_str());
+    std::fflush(stdout);
+    checkpoint.save(net);
   } else {
     train(num_epochs());
-  }
-  if (const std::string& path = args_.get_string("save"); !path.empty()) {
-    net.save(path);
-    print_saved(path);
+    if (!checkpoint.reached_trainer())
+      throw std::logic_error("[Seq2SeqOptions::train_or_load] the train function did not pass the checkpoint to the "
+                             "trainer: --save and --resume would be ignored");
   }
 }
 

@@ -7,10 +7,14 @@
 //   add_chapter_options(args, "out/transformer");
 //   args.parse_or_exit(argc, argv);
 //   ... resolve_nmt_data(seq2seq.data()) ...
-//   seq2seq.train_or_load(net, [&](int64_t num_epochs) { train_seq2seq(net, data, lr, num_epochs, ...); });
+//   Checkpoint checkpoint = seq2seq.checkpoint(model_settings, run_settings);
+//   seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
+//     train_seq2seq(net, data, lr, num_epochs, ..., {figure_path, true, &checkpoint});
+//   });
 //
 // Options: --epochs N, --quick, --data PATH (a fra.txt), --save FILE, --load FILE (skip
-// training), --translate "sentence" (one more sentence to translate and draw).
+// training), --resume FILE (continue a saved training up to --epochs), --translate
+// "sentence" (one more sentence to translate and draw).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -18,6 +22,7 @@
 
 #include "core/module.h"
 #include "tools/cli/cli_args.h"
+#include "tools/train/checkpoint.h"
 
 namespace d2l {
 
@@ -31,10 +36,16 @@ class Seq2SeqOptions {
   const std::string& data() const;       // --data, "" for the default search (resolve_nmt_data)
   const std::string& translate() const;  // --translate, "" when not given
 
-  // With --load FILE: reads the parameters into `net` and prints "loaded FILE (training
-  // skipped)". Otherwise calls train(num_epochs()). Then, with --save FILE, writes the
-  // parameters and prints "saved FILE".
-  void train_or_load(Module& net, const std::function<void(int64_t num_epochs)>& train) const;
+  // The checkpoint for --save and --resume, with the model's settings (hyper-parameters and
+  // vocabulary fingerprints, checked by --load and --resume) and the run's (checked by
+  // --resume). --load and --resume together are refused.
+  Checkpoint checkpoint(ModelSettings model, ModelSettings run) const;
+
+  // With --load FILE: reads the parameters into `net` (the file's settings must be the
+  // checkpoint's), prints "loaded FILE (training skipped)" and, with --save, writes them.
+  // Otherwise calls train(num_epochs()), which passes the checkpoint to the trainer: it
+  // resumes from --resume and writes --save after the last epoch, before its figure.
+  void train_or_load(Module& net, Checkpoint& checkpoint, const std::function<void(int64_t num_epochs)>& train) const;
 
  private:
   const CliArgs& args_;

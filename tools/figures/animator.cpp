@@ -30,7 +30,7 @@ Animator::Animator(std::string xlabel, std::vector<std::string> legend, std::pai
 }
 
 Animator::~Animator() {
-  if (finished_) return;
+  if (finished_ || progress_ended_) return;
   emit_pending();
   if (line_open_) std::fputc('\n', out_);
 }
@@ -83,7 +83,7 @@ void Animator::emit_pending() {
 }
 
 void Animator::add(float x, const std::vector<float>& ys, const std::string& extra) {
-  check(!finished_, "Animator::add", "called after finish()");
+  check(!finished_ && !progress_ended_, "Animator::add", "called after finish() or end_progress()");
   check(std::isfinite(x), "Animator::add", "x must be finite, got ", x);
   if (series_.empty()) series_.resize(ys.size());  // no legend: the first add fixes the count
   check(ys.size() == series_.size() && !ys.empty(), "Animator::add", "got ", ys.size(), " values for ",
@@ -111,24 +111,46 @@ void Animator::add(float x, const std::vector<float>& ys, const std::string& ext
   pending_x_ = x;
 }
 
-std::string Animator::finish() {
-  if (finished_) return path_;
+void Animator::end_progress() {
+  if (progress_ended_) return;
   if (tty_ && !shown_ && !last_line_.empty()) show(last_line_, true);
   emit_pending();  // plain output always ends with the final state
   if (line_open_) {
     std::fputc('\n', out_);
     line_open_ = false;
   }
+  progress_ended_ = true;
+}
+
+void Animator::draw() {
   check(!opt_.fmts.empty(), "Animator::finish", "options().fmts is empty");
   std::vector<Series> curves = series_;
   for (size_t i = 0; i < curves.size(); ++i) curves[i].fmt = opt_.fmts[i % opt_.fmts.size()];
   check(std::any_of(curves.begin(), curves.end(), [](const Series& s) { return !s.x.empty(); }),
         "Animator::finish", "no points were added, nothing to draw for ", path_);
   plot(curves, opt_, path_);
+}
+
+std::string Animator::finish() {
+  if (finished_) return path_;
+  end_progress();
+  draw();
   finished_ = true;
   std::fprintf(out_, "saved %s\n", path_.c_str());
   std::fflush(out_);
   return path_;
+}
+
+void Animator::restore(const std::vector<std::pair<std::vector<float>, std::vector<float>>>& xy) {
+  check(!finished_ && last_line_.empty(), "Animator::restore", "call it before the first add()");
+  if (series_.empty()) series_.resize(xy.size());
+  check(xy.size() == series_.size(), "Animator::restore", "got ", xy.size(), " curves for ", series_.size(), " series");
+  for (size_t i = 0; i < xy.size(); ++i) {
+    check(xy[i].first.size() == xy[i].second.size(), "Animator::restore", "curve ", i, " has ", xy[i].first.size(),
+          " x and ", xy[i].second.size(), " y values");
+    series_[i].x = xy[i].first;
+    series_[i].y = xy[i].second;
+  }
 }
 
 }  // namespace d2l

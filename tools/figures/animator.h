@@ -38,8 +38,16 @@ class Animator {
   // epoch + (i + 1) / num_batches). NaN means "no value this time", like the book's None.
   // `extra` is appended to the progress line, e.g. "4567.8 tokens/sec".
   void add(float x, const std::vector<float>& ys, const std::string& extra = "");
-  // Writes the PNG (temp file + rename), prints "saved <path>" and returns the path.
+  // end_progress(), then draw(), then prints "saved <path>"; returns the path.
   std::string finish();
+  // The two halves of finish(), for a trainer that saves its model between them (so a
+  // figure that cannot be written never costs the model): end_progress() prints the final
+  // progress line (idempotent); draw() writes the PNG (temp file + rename) and may throw.
+  void end_progress();
+  void draw();
+  // A resumed run: the curves drawn before the stop, one series per legend entry (each
+  // keeps its fmt and label from this Animator). Call before the first add().
+  void restore(const std::vector<std::pair<std::vector<float>, std::vector<float>>>& xy);
 
   const std::vector<Series>& series() const { return series_; }
   std::string last_line() const { return last_line_; }
@@ -59,6 +67,7 @@ class Animator {
   std::FILE* out_;
   bool tty_;
   bool finished_ = false;
+  bool progress_ended_ = false;
   bool line_open_ = false;   // terminal: a \r line is on screen without its newline
   bool shown_ = false;       // terminal: the latest add() is on screen
   std::string pending_;      // plain: the latest line, printed when its tenth is complete

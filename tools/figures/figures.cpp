@@ -165,4 +165,31 @@ std::pair<int, int> figure_pixels(std::pair<float, float> figsize, int dpi, floa
   return {pw, ph};
 }
 
+namespace {
+struct FigureErrors {
+  bool keep_going = false;
+  std::vector<std::string> messages;
+};
+FigureErrors& figure_error_list() {
+  static FigureErrors e;
+  return e;
+}
+}  // namespace
+
+void keep_going_after_figure_errors(bool on) { figure_error_list().keep_going = on; }
+const std::vector<std::string>& figure_errors() { return figure_error_list().messages; }
+
+bool write_figure(const std::string& path, const std::function<void()>& draw) {
+  try {
+    draw();
+  } catch (const std::exception& e) {
+    if (!figure_error_list().keep_going) throw;
+    figure_error_list().messages.push_back(e.what());
+    return false;
+  }
+  std::printf("saved %s\n", path.c_str());
+  std::fflush(stdout);
+  return true;
+}
+
 }  // namespace d2l

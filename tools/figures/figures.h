@@ -10,6 +10,7 @@
 // bbox_inches='tight'). Every PNG is written to a temporary file and renamed.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -137,5 +138,16 @@ void plot(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys
           const std::string& path);
 std::vector<Series> make_series(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys,
                                 const PlotOptions& opt);
+
+// --- a program's figures ------------------------------------------------------------------
+// write_figure(path, draw) runs draw, which writes the PNG at path, and prints "saved PATH".
+// By default a failure throws, as the figure functions do. A program with more to lose than
+// one figure (a chapter program: the trained model, its other figures) first calls
+// keep_going_after_figure_errors(); then write_figure remembers the failure in
+// figure_errors(), returns false and the program goes on. The chapter programs'
+// run_reporting_errors (tools/cli/cli_args.h) lists them at the end and exits with status 1.
+bool write_figure(const std::string& path, const std::function<void()>& draw);
+void keep_going_after_figure_errors(bool on = true);
+const std::vector<std::string>& figure_errors();
 
 }  // namespace d2l

@@ -45,7 +45,7 @@ std::string format_duration(double seconds) {
 
 TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoader& train_iter,
                            SNLIDataLoader& test_iter, Optimizer& trainer, int64_t num_epochs,
-                           const std::string& figure_path, int64_t estimate_after) {
+                           const std::string& figure_path, Checkpoint* checkpoint, int64_t estimate_after) {
   check(num_epochs >= 1, "train_ch13", "num_epochs must be >= 1, got ", num_epochs);
   // The book's xlim=[1, num_epochs]; a single epoch needs [0, 1] to have a width at all.
   const std::pair<float, float> xlim{num_epochs > 1 ? 1.0f : 0.0f, static_cast<float>(num_epochs)};
@@ -54,7 +54,8 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
   const int64_t num_batches = train_iter.num_batches();
   double timer_sum = 0;                          // seconds inside training batches only
   double metric[4] = {0, 0, 0, 0}, test_acc = 0;  // loss sum, correct, examples, labels
-  for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
+  const int64_t first_epoch = checkpoint ? checkpoint->resume(net, trainer, num_epochs, &animator) : 0;
+  for (int64_t epoch = first_epoch; epoch < num_epochs; ++epoch) {
     std::fill(metric, metric + 4, 0.0);
     train_iter.start_epoch();
     for (int64_t i = 0; i < num_batches; ++i) {
@@ -70,16 +71,17 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
       metric[0] += l.item(), metric[1] += accuracy(pred, b.labels);
       metric[2] += b.batch_size, metric[3] += b.batch_size;
       timer_sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (epoch == 0 && estimate_after > 0 && i + 1 == std::min(estimate_after, num_batches)) {
+      if (epoch == first_epoch && estimate_after > 0 && i + 1 == std::min(estimate_after, num_batches)) {
         const double speed = metric[2] / timer_sum;
-        const double total = static_cast<double>(train_iter.dataset().size()) * static_cast<double>(num_epochs);
+        const double total =
+            static_cast<double>(train_iter.dataset().size()) * static_cast<double>(num_epochs - first_epoch);
         std::printf("estimated training time: %s (%.1f examples/sec over the first %lld batches)\n",
                     format_duration(total / speed).c_str(), speed, static_cast<long long>(i + 1));
         std::fflush(stdout);
       }
       if ((i + 1) % std::max<int64_t>(1, num_batches / 5) == 0 || i == num_batches - 1) {
         char speed[64];
-        std::snprintf(speed, sizeof speed, "%.1f examples/sec", metric[2] * (epoch + 1) / timer_sum);
+        std::snprintf(speed, sizeof speed, "%.1f examples/sec", metric[2] * (epoch + 1 - first_epoch) / timer_sum);
         animator.add(epoch + static_cast<float>(i + 1) / num_batches,
                      {static_cast<float>(metric[0] / metric[2]), static_cast<float>(metric[1] / metric[3]), NAN},
                      speed);
@@ -88,12 +90,16 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
     test_acc = evaluate_accuracy(net, forward, test_iter);
     animator.add(static_cast<float>(epoch + 1), {NAN, NAN, static_cast<float>(test_acc)});
   }
-  animator.finish();
+  animator.end_progress();
+  // The model first (--save), then the figure: a figure that cannot be written must not
+  // cost the trained model.
+  if (checkpoint) checkpoint->trained(net, trainer, num_epochs, &animator);
+  write_figure(figure_path, [&] { animator.draw(); });
   TrainCh13Result r;
   r.loss = metric[0] / metric[2];
   r.train_acc = metric[1] / metric[3];
   r.test_acc = test_acc;
-  r.examples_per_sec = metric[2] * num_epochs / timer_sum;
+  r.examples_per_sec = metric[2] * (num_epochs - first_epoch) / timer_sum;
   r.test_acc_by_epoch = animator.series()[2].y;
   std::printf("loss %.3f, train acc %.3f, test acc %.3f\n", r.loss, r.train_acc, r.test_acc);
   std::printf("%.1f examples/sec on cpu\n", r.examples_per_sec);

@@ -12,6 +12,7 @@
 #include "core/module.h"
 #include "core/optim.h"
 #include "tools/data/snli_data.h"
+#include "tools/train/checkpoint.h"
 
 namespace d2l {
 
@@ -29,8 +30,8 @@ double evaluate_accuracy(Module& net, const BatchForward& forward, SNLIDataLoade
 
 struct TrainCh13Result {
   double loss = 0, train_acc = 0, test_acc = 0;  // the last epoch's, as the book prints them
-  double examples_per_sec = 0;                   // examples of all epochs / seconds in training batches
-  std::vector<float> test_acc_by_epoch;          // the Animator's third curve
+  double examples_per_sec = 0;                   // examples of the epochs trained / seconds in their batches
+  std::vector<float> test_acc_by_epoch;          // the Animator's third curve (with a resumed run's earlier epochs)
 };
 
 // The book's train_ch13(net, train_iter, test_iter, loss, trainer, num_epochs): each batch
@@ -41,13 +42,17 @@ struct TrainCh13Result {
 //   loss 0.xxx, train acc 0.xxx, test acc 0.xxx
 //   NNNN.N examples/sec on cpu
 // The timer runs inside the training batches only, as the book's. num_epochs >= 1.
+// With a checkpoint (tools/train/checkpoint.h): a resume path continues from the file's
+// epoch up to num_epochs (parameters, Adam, the generator that shuffles and drops out, and
+// the curves restored); after the last epoch it saves the model, before the figure is
+// written (through write_figure, tools/figures/figures.h).
 // Beyond the book: with estimate_after = k > 0, after the first k batches (or the whole first
-// epoch, if shorter) it prints the time the training batches of all epochs will take at the
-// speed measured so far:
+// epoch, if shorter) it prints the time the training batches of the remaining epochs will
+// take at the speed measured so far:
 //   estimated training time: 2 h 5 min (1171.4 examples/sec over the first 10 batches)
 TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoader& train_iter,
                            SNLIDataLoader& test_iter, Optimizer& trainer, int64_t num_epochs,
-                           const std::string& figure_path, int64_t estimate_after = 0);
+                           const std::string& figure_path, Checkpoint* checkpoint = nullptr, int64_t estimate_after = 0);
 
 // A duration for people: "42 s", "36 min 37 s", "2 h 5 min" (rounded to the unit shown last).
 std::string format_duration(double seconds);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "layers/seq2seq.h"
 #include "tools/data/text.h"
 #include "tools/figures/animator.h"
+#include "tools/train/checkpoint.h"
 #include "tools/train/ids_tensor.h"
 
 namespace d2l {
@@ -50,7 +52,8 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
                                  const TrainSeq2SeqOptions& options) {
   check(num_epochs >= 1, "train_seq2seq", "num_epochs must be >= 1, got ", num_epochs);
   check(device == "cpu", "train_seq2seq", "only device 'cpu' exists in this engine, got '", device, "'");
-  xavier_init_weights(net);
+  const bool resuming = options.checkpoint && !options.checkpoint->resume_path().empty();
+  if (!resuming) xavier_init_weights(net);  // a resumed run takes its weights from the file
   const std::vector<Tensor> params = net.parameters();
   Adam optimizer(params, lr);
   const MaskedSoftmaxCELoss loss;
@@ -64,9 +67,15 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
     animator.emplace("epoch", std::vector<std::string>{}, xlim, num_epochs, options.figure_path);
     animator->options().ylabel = "loss";
   }
+  const int64_t first_epoch =
+      options.checkpoint ? options.checkpoint->resume(net, optimizer, num_epochs, animator ? &*animator : nullptr) : 0;
   const int64_t bos_id = tgt_vocab["<bos>"];
   TrainSeq2SeqResult result;
-  for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
+  if (animator && !animator->series().empty()) {  // the points drawn before a resume (as floats)
+    const Series& drawn = animator->series()[0];
+    for (size_t k = 0; k < drawn.x.size(); ++k) result.curve.emplace_back(std::lround(drawn.x[k]), drawn.y[k]);
+  }
+  for (int64_t epoch = first_epoch; epoch < num_epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();  // the book's per-epoch d2l.Timer()
     double loss_sum = 0, num_tokens = 0;                   // the book's Accumulator(2)
     for (const NmtBatch& batch : data.epoch_batches()) {
@@ -102,7 +111,11 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
       if (animator) animator->add(static_cast<float>(epoch + 1), {static_cast<float>(result.loss)}, speed);
     }
   }
-  if (animator && !result.curve.empty()) animator->finish();
+  if (animator) animator->end_progress();
+  // The model first (--save), then the figure: a figure that cannot be written must not
+  // cost the trained model.
+  if (options.checkpoint) options.checkpoint->trained(net, optimizer, num_epochs, animator ? &*animator : nullptr);
+  if (animator && !result.curve.empty()) write_figure(options.figure_path, [&] { animator->draw(); });
   if (options.print_result) {
     std::printf("loss %.3f, %.1f tokens/sec on %s\n", result.loss, result.tokens_per_sec, device.c_str());
     std::fflush(stdout);

@@ -20,17 +20,24 @@ namespace d2l {
 // (GRU), except "embedding.weight". Returns the names initialised, for tests and logs.
 std::vector<std::string> xavier_init_weights(Module& net);
 
+class Checkpoint;
+
 struct TrainSeq2SeqOptions {
   std::string figure_path;  // the loss curve PNG and the Animator's progress line ("": neither)
   bool print_result = true;  // the closing "loss ..., ... tokens/sec on cpu" line
+  // --resume and --save (tools/train/checkpoint.h): with a resume path, training continues
+  // from the file's epoch (no Xavier init, Adam and the generator restored) up to
+  // num_epochs; after the last epoch the checkpoint saves the model, before the figure is
+  // drawn, so a figure that cannot be written never costs the trained model.
+  Checkpoint* checkpoint = nullptr;
 };
 
 struct TrainSeq2SeqResult {
   double loss = 0;            // last epoch: Σ per-sequence loss / Σ valid target tokens
   double tokens_per_sec = 0;  // last epoch: Σ valid target tokens / its wall time
   std::vector<std::pair<int64_t, double>> curve;  // (epoch, loss) every 10 epochs, as plotted
-  std::vector<double> epoch_loss;                  // every epoch's loss, for tests
-  std::vector<double> epoch_tokens_per_sec;        // every epoch's speed, for benchmarks
+  std::vector<double> epoch_loss;                  // every epoch this call trained: its loss, for tests
+  std::vector<double> epoch_tokens_per_sec;        // and its speed, for benchmarks
 };
 
 // The book's train_seq2seq(net, data_iter, lr, num_epochs, tgt_vocab, device): Xavier
@@ -38,7 +45,8 @@ struct TrainSeq2SeqResult {
 // MaskedSoftmaxCELoss summed over the batch for backward, global-norm clipping at 1, a
 // fresh shuffle of the pairs every epoch, and the book's closing line
 //   loss 0.xxx, NNNN.N tokens/sec on cpu
-// computed from the last epoch. Puts net in training mode.
+// computed from the last epoch. Puts net in training mode. The figure is written through
+// write_figure (tools/figures/figures.h).
 TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float lr, int64_t num_epochs,
                                  const Vocab& tgt_vocab, const std::string& device = "cpu",
                                  const TrainSeq2SeqOptions& options = {});

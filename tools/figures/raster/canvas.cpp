@@ -3,18 +3,16 @@
 #include "tools/figures/raster/canvas.h"
 
 #include <stb/stb_image_write.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
 
 #include "core/check.h"
+#include "core/files.h"
 
 namespace d2l {
 
@@ -221,42 +219,26 @@ void Canvas::rounded_rect(const Box& b, float radius, Rgb fill, float fill_alpha
 }
 
 namespace {
-struct PngSink {
-  std::FILE* f;
-  bool ok;
-};
-void png_write(void* ctx, void* data, int size) {
-  auto* s = static_cast<PngSink*>(ctx);
-  if (s->ok && std::fwrite(data, 1, static_cast<size_t>(size), s->f) != static_cast<size_t>(size)) s->ok = false;
+void png_append(void* ctx, void* data, int size) {
+  static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<size_t>(size));
 }
 }  // namespace
 
 void Canvas::save_png(const std::string& path, const char* op) const {
   namespace fs = std::filesystem;
-  auto fail_write = [&](const std::string& why) {
-    throw std::runtime_error("[" + std::string(op) + "] cannot write '" + path + "': " + why);
-  };
-  if (path.empty()) fail_write("empty file name");
+  if (path.empty()) throw std::runtime_error("[" + std::string(op) + "] cannot write '': empty file name");
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
     fs::create_directories(parent, ec);
-    if (ec) fail_write("cannot create directory '" + parent.string() + "' (" + ec.message() + ")");
+    if (ec)
+      throw std::runtime_error("[" + std::string(op) + "] cannot write '" + path + "': cannot create directory '" +
+                               parent.string() + "' (" + ec.message() + ")");
   }
-  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(getpid()));
-  PngSink sink{std::fopen(tmp.c_str(), "wb"), true};
-  if (!sink.f) fail_write(std::string(std::strerror(errno)) + " (is the directory writable?)");
-  const int wrote = stbi_write_png_to_func(png_write, &sink, width_, height_, 3, rgb_.data(), width_ * 3);
-  const bool closed = std::fclose(sink.f) == 0;
-  if (!wrote || !sink.ok || !closed) {
-    std::remove(tmp.c_str());
-    fail_write("write failed (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    fail_write(why);
-  }
+  std::string png;
+  if (!stbi_write_png_to_func(png_append, &png, width_, height_, 3, rgb_.data(), width_ * 3))
+    throw std::runtime_error("[" + std::string(op) + "] cannot write '" + path + "': the PNG encoder failed");
+  write_file_atomically(path, png, op);  // unique temporary, fsync, rename; never over a link or device
 }
 
 }  // namespace d2l

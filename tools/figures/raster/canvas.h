@@ -75,8 +75,9 @@ class Canvas {
   // A filled rounded rectangle with an outline (the legend's frame).
   void rounded_rect(const Box& b, float radius, Rgb fill, float fill_alpha, Rgb edge, float edge_width);
 
-  // Writes a PNG: to `path`.tmp.<pid> first, then renamed over `path`, so a failure never
-  // leaves a half-written image. Creates missing parent directories (out/<chapter>/).
+  // Writes a PNG through write_file_atomically (core/files.h): to a unique `path`.tmp.XXXXXX
+  // first, then renamed over `path`, so a failure never leaves a half-written image, and a
+  // target that is a link, FIFO or device is refused. Creates missing parent directories.
   // Errors are std::runtime_error "[op] cannot write 'path': reason".
   void save_png(const std::string& path, const char* op) const;
 

@@ -1,0 +1,237 @@
+// core/files.cpp — atomic writes, the temporary-file registry and its signal handler, and
+// reading regular files only (see core/files.h).
+#include "core/files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+namespace d2l {
+
+std::string file_kind(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// --- the registry of temporaries and the SIGINT/SIGTERM handler ----------------------------
+namespace {
+
+// Fixed storage: the handler may only read memory that is never reallocated. A slot is free
+// (0), being claimed (1), or holds a path the handler unlinks (2).
+constexpr int kSlots = 32;
+constexpr size_t kPathMax = 4096;
+struct Slot {
+  std::atomic<int> state{0};
+  char path[kPathMax];
+};
+Slot g_slots[kSlots];
+constexpr int kSignals[2] = {SIGINT, SIGTERM};
+struct sigaction g_previous[2];  // the dispositions before ours
+
+void on_signal(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  for (Slot& s : g_slots)
+    if (s.state.load(std::memory_order_acquire) == 2) ::unlink(s.path);
+  const struct sigaction& prev = g_previous[sig == SIGINT ? 0 : 1];
+  if (prev.sa_flags & SA_SIGINFO) {
+    prev.sa_sigaction(sig, info, context);
+  } else if (prev.sa_handler == SIG_DFL) {
+    // Back to the default action and raise again: the signal stays blocked until this
+    // handler returns, then ends the process as if we had never caught it.
+    ::sigaction(sig, &prev, nullptr);
+    ::raise(sig);
+  } else if (prev.sa_handler != SIG_IGN) {
+    prev.sa_handler(sig);
+  }
+  errno = saved_errno;
+}
+
+void install_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int i = 0; i < 2; ++i) {
+      struct sigaction now {};
+      ::sigaction(kSignals[i], nullptr, &now);
+      // An ignored signal stays ignored (a background job's SIGINT, nohup's SIGHUP rule).
+      if (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN) continue;
+      g_previous[i] = now;
+      struct sigaction mine {};
+      mine.sa_sigaction = on_signal;
+      sigemptyset(&mine.sa_mask);
+      sigaddset(&mine.sa_mask, SIGINT);
+      sigaddset(&mine.sa_mask, SIGTERM);
+      mine.sa_flags = SA_SIGINFO | SA_RESTART;
+      ::sigaction(kSignals[i], &mine, nullptr);
+    }
+  });
+}
+
+// umask can only be read by setting it; done once, before any thread of ours writes files.
+mode_t process_umask() {
+  static const mode_t mask = [] {
+    const mode_t m = ::umask(022);
+    ::umask(m);
+    return m;
+  }();
+  return mask;
+}
+
+[[noreturn]] void cannot_write(const char* op, const std::string& path, const std::string& why) {
+  throw std::runtime_error("[" + std::string(op) + "] cannot write '" + path + "': " + why);
+}
+
+// Refuses a target that exists and is not a regular file.
+void check_target_type(const std::string& path, const char* op) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode))
+      cannot_write(op, path, "it is " + file_kind(st.st_mode) +
+                                 ", not a regular file; refusing to replace it (choose another path)");
+  } else if (errno != ENOENT) {
+    cannot_write(op, path, std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+TemporaryFile::TemporaryFile(const std::string& target, const char* op) : target_(target), op_(op) {
+  if (target.empty()) cannot_write(op, target, "empty file name");
+  const std::string pattern = target + ".tmp.XXXXXX";
+  if (pattern.size() >= kPathMax) cannot_write(op, target, "the path is longer than " + std::to_string(kPathMax - 12) + " bytes");
+  install_handlers();
+  process_umask();
+  for (int i = 0; i < kSlots && slot_ < 0; ++i) {
+    int expected = 0;
+    if (g_slots[i].state.compare_exchange_strong(expected, 1)) slot_ = i;
+  }
+  if (slot_ < 0) cannot_write(op, target, std::to_string(kSlots) + " temporary files are open already");
+  Slot& s = g_slots[slot_];
+  std::memcpy(s.path, pattern.c_str(), pattern.size() + 1);
+  // Live before mkstemp creates the file, so no moment exists in which the file is there but
+  // unknown to the handler (unlinking the pattern itself is harmless).
+  s.state.store(2, std::memory_order_release);
+  fd_ = ::mkostemp(s.path, O_CLOEXEC);
+  if (fd_ < 0) {
+    const std::string why = std::strerror(errno);
+    s.state.store(0, std::memory_order_release);
+    slot_ = -1;
+    cannot_write(op, target, "cannot create a temporary file next to it: " + why + " (is the folder there and writable?)");
+  }
+  path_ = s.path;
+}
+
+TemporaryFile::~TemporaryFile() { discard(); }
+
+void TemporaryFile::discard() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (slot_ >= 0) {
+    ::unlink(path_.c_str());
+    g_slots[slot_].state.store(0, std::memory_order_release);
+    slot_ = -1;
+  }
+}
+
+void TemporaryFile::fail(const std::string& why) {
+  discard();
+  cannot_write(op_.c_str(), target_, why);
+}
+
+void TemporaryFile::write(const std::string& bytes) {
+  if (fd_ < 0) fail("the temporary file is closed");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(std::string("write to '") + path_ + "' failed: " + std::strerror(errno) + " (disk full?)");
+    done += static_cast<size_t>(n);
+  }
+}
+
+void TemporaryFile::commit() {
+  if (fd_ < 0) fail("the temporary file is closed");
+  // Flushed to the disk before the rename: otherwise the rename could reach the disk first
+  // and a power cut leave an empty file under the target's name.
+  // mkstemp creates the file readable by its owner only; give it the mode a plain create
+  // would have, 0666 less the umask.
+  if (::fchmod(fd_, 0666 & ~process_umask()) != 0) fail(std::string("chmod of '") + path_ + "' failed: " + std::strerror(errno));
+  if (::fsync(fd_) != 0) fail(std::string("fsync of '") + path_ + "' failed: " + std::strerror(errno));
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail(std::string("close of '") + path_ + "' failed: " + std::strerror(errno));
+  // Checked again: something else may have appeared at the target since it was first checked.
+  try {
+    check_target_type(target_, op_.c_str());
+  } catch (...) {
+    discard();
+    throw;
+  }
+  // For the interrupted-save test only: stop here (SIGSTOP) with the temporary written, when
+  // its path contains the variable's value; the test then sends SIGINT and SIGCONT.
+  if (const char* stop = std::getenv("D2L_TEST_STOP_BEFORE_RENAME"); stop && *stop && path_.find(stop) != std::string::npos)
+    ::raise(SIGSTOP);
+  if (::rename(path_.c_str(), target_.c_str()) != 0)
+    fail(std::string("cannot rename '") + path_ + "' over it: " + std::strerror(errno));
+  g_slots[slot_].state.store(0, std::memory_order_release);
+  slot_ = -1;
+}
+
+void check_writable_target(const std::string& path, const char* op) {
+  check_target_type(path, op);
+  TemporaryFile probe(path, op);  // created and removed: the folder takes new files
+}
+
+void write_file_atomically(const std::string& path, const std::string& bytes, const char* op) {
+  check_target_type(path, op);  // before anything is written
+  TemporaryFile tmp(path, op);
+  tmp.write(bytes);
+  tmp.commit();
+}
+
+// --- reading ------------------------------------------------------------------------------
+RegularFileReader::RegularFileReader(const std::string& path, const char* op) : path_(path), op_(op) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) fail(std::string("cannot open: ") + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) fail(std::string("cannot stat: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) fail("it is " + file_kind(st.st_mode) + ", not a regular file; refusing to read it");
+  size_ = static_cast<uint64_t>(st.st_size);
+}
+
+RegularFileReader::~RegularFileReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void RegularFileReader::fail(const std::string& why) const {
+  throw std::runtime_error("[" + op_ + "] " + path_ + ": " + why);
+}
+
+std::string RegularFileReader::read(uint64_t n, const char* what) {
+  std::string out(n, '\0');
+  uint64_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::read(fd_, &out[done], n - done);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got < 0) fail(std::string("read failed: ") + std::strerror(errno));
+    if (got == 0) fail(std::string("truncated while reading ") + what);
+    done += static_cast<uint64_t>(got);
+  }
+  return out;
+}
+
+}  // namespace d2l
