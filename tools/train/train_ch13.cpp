@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "core/autograd.h"
@@ -65,12 +66,12 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
         char speed[64];
         std::snprintf(speed, sizeof speed, "%.1f examples/sec", metric[2] * (epoch + 1) / timer_sum);
         animator.add(epoch + static_cast<float>(i + 1) / num_batches,
-                     {static_cast<float>(metric[0] / metric[2]), static_cast<float>(metric[1] / metric[3]), NAN},
+                     {static_cast<float>(metric[0] / metric[2]), static_cast<float>(metric[1] / metric[3]), std::nullopt},
                      speed);
       }
     }
     test_acc = evaluate_accuracy(net, forward, test_iter);
-    animator.add(static_cast<float>(epoch + 1), {NAN, NAN, static_cast<float>(test_acc)});
+    animator.add(static_cast<float>(epoch + 1), {std::nullopt, std::nullopt, static_cast<float>(test_acc)});
   }
   animator.finish();
   TrainCh13Result r;
@@ -79,7 +80,8 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
   r.test_acc = test_acc;
   r.examples_per_sec = metric[2] * num_epochs / timer_sum;
   r.test_acc_by_epoch = animator.series()[2].y;
-  std::printf("loss %.3f, train acc %.3f, test acc %.3f\n", r.loss, r.train_acc, r.test_acc);
+  std::printf("loss %s, train acc %s, test acc %s\n", format_metric(r.loss).c_str(), format_metric(r.train_acc).c_str(),
+              format_metric(r.test_acc).c_str());
   std::printf("%.1f examples/sec on cpu\n", r.examples_per_sec);
   std::fflush(stdout);
   return r;
