@@ -69,8 +69,10 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels) {
   std::vector<int64_t> label(static_cast<size_t>(R));
   for (int64_t r = 0; r < R; ++r) {
     const float f = labels.data()[r];
-    check(f >= 0 && f < C && f == std::floor(f), "softmax_cross_entropy", "label ", f, " at index ", r,
-          " is not a class id in [0, ", C, ") (logits ", logits.shape(), ")");
+    check(std::isfinite(f) && f == std::floor(f), "softmax_cross_entropy", "label ", f, " at index ", r,
+          " is not a whole number (class ids are integers stored as float; logits ", logits.shape(), ")");
+    check(f >= 0 && f < C, "softmax_cross_entropy", "label ", f, " at index ", r, " is not a class id in [0, ", C,
+          ") (logits ", logits.shape(), ")");
     label[r] = static_cast<int64_t>(f);
   }
   Tensor loss = empty(labels.shape()), prob = empty({R, C});  // the softmax, kept for backward

@@ -3,6 +3,7 @@
 // op copies into a fresh row-major buffer; its backward adds every output gradient back to
 // the input element it was copied from. These copies have a single form, the same in both
 // tiers, so they are written here rather than behind the kernel seam (core/kernels.h).
+#include <cmath>
 #include <cstring>
 
 #include "core/autograd.h"
@@ -32,10 +33,13 @@ Tensor reshaped(const Tensor& x, const Shape& shape, const char* name) {
 }
 
 int64_t checked_index(float v, int64_t size, const char* op, const Shape& shape) {
-  const int64_t i = static_cast<int64_t>(v);
-  check(static_cast<float>(i) == v && i >= 0 && i < size, op, "index ", v, " out of range [0, ", size,
+  // Whole number first: 2.5 is not an index at all (and casting NaN or 1e30 to an integer is
+  // undefined behaviour), then the range.
+  check(std::isfinite(v) && v == std::floor(v), op, "index ", v, " is not a whole number (indices are ",
+        "integers stored as float; indexed tensor shape ", shape, ")");
+  check(v >= 0 && v < static_cast<double>(size), op, "index ", v, " out of range [0, ", size,
         ") (indexed tensor shape ", shape, ")");
-  return i;
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace

@@ -53,16 +53,26 @@ std::string shape_str(const Shape& shape) {
 
 // --- shape and data ----------------------------------------------------------------------
 
+// An undefined handle reaching an op names the op (OpCall keeps the innermost running one).
 static Node& need(const NodePtr& n) {
-  check(n != nullptr, "Tensor", "this tensor is undefined (default-constructed handle)");
+  if (n == nullptr) {
+    if (const char* op = current_op())
+      fail(op, "an input tensor is undefined (a default-constructed Tensor handle that was never assigned)");
+    fail("Tensor", "this tensor is undefined (a default-constructed Tensor handle that was never assigned)");
+  }
   return *n;
 }
 
 const Shape& Tensor::shape() const { return need(node_).shape; }
 int64_t Tensor::numel() const { return need(node_).numel; }
 int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim(dim, shape(), "Tensor.size")]; }
-float* Tensor::data() { return need(node_).data.get(); }
+float* Tensor::data() {
+  Node& n = need(node_);
+  n.data.bump_version();  // a writable pointer counts as a write (see tensor.h)
+  return n.data.get();
+}
 const float* Tensor::data() const { return need(node_).data.get(); }
+uint64_t Tensor::version() const { return need(node_).data.version(); }
 
 float Tensor::item() const {
   check(numel() == 1, "item", "needs a tensor with one element, got shape ", shape());
@@ -123,6 +133,9 @@ void Tensor::backward() {
 
 void Tensor::backward(const Tensor& grad_output) {
   Node& n = need(node_);
+  check(n.requires_grad || !n.made_without_grad, "backward", "no graph was recorded for this tensor of shape ",
+        n.shape, " made by '", n.op, "': grad mode was off (a NoGrad was alive) when it, or a tensor it was ",
+        "computed from, was computed from tensors that require grad. Compute the loss outside the NoGrad scope");
   check(n.requires_grad, "backward", "tensor of shape ", n.shape, " made by '", n.op,
         "' does not require grad: no input of its graph has requires_grad set");
   check(grad_output.shape() == n.shape, "backward", "gradient shape ", grad_output.shape(),
