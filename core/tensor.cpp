@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <iomanip>
+#include <limits>
+#include <new>
 #include <ostream>
 #include <sstream>
 
@@ -13,9 +16,40 @@ namespace d2l {
 
 // --- Node --------------------------------------------------------------------------------
 
+namespace {
+
+// Beyond this many floats (2^46: 256 TiB) a tensor cannot be allocated on any machine, and
+// the byte count would come close to overflowing; refusing it here names the shape.
+constexpr int64_t kMaxNumel = int64_t{1} << 46;
+
+std::string bytes_str(int64_t numel) {
+  std::ostringstream os;
+  const double bytes = static_cast<double>(numel) * sizeof(float);
+  os << static_cast<long long>(numel) * static_cast<long long>(sizeof(float)) << " bytes";
+  if (bytes >= 1 << 20) os << " (" << std::setprecision(3) << bytes / (1 << 30) << " GiB)";
+  return os.str();
+}
+
+// Memory for `numel` floats of a tensor of `shape` (its data, or with `what` = "gradient"
+// its gradient). A failure names the op that asked (the innermost running one), the shape
+// and the bytes: a bare std::bad_alloc from deep inside a training step says none of them.
+template <class Block>
+Block allocate_for(int64_t numel, const Shape& shape, const char* what) {
+  const char* op = current_op() ? current_op() : "Tensor";
+  check(numel <= kMaxNumel, op, "a tensor of shape ", shape, " has ", numel, " elements, more than any machine can hold");
+  try {
+    return Block(static_cast<size_t>(numel));
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(std::string("[") + op + "] cannot allocate the " + what + " of a tensor of shape " +
+                      shape_str(shape) + ": " + bytes_str(numel) + " (out of memory; a smaller batch size needs less)");
+  }
+}
+
+}  // namespace
+
 float* Node::grad_data() {
   if (!grad) {
-    grad = Buffer(static_cast<size_t>(numel));
+    grad = allocate_for<Buffer>(numel, shape, "gradient");
     if (numel) std::memset(grad.get(), 0, sizeof(float) * numel);
   }
   return grad.get();
@@ -155,9 +189,16 @@ Tensor Tensor::detach() const {
 // --- creation ----------------------------------------------------------------------------
 
 int64_t numel_of(const Shape& shape) {
+  for (int64_t s : shape) check(s >= 0, "Tensor", "negative size in shape ", shape);
   int64_t n = 1;
   for (int64_t s : shape) {
-    check(s >= 0, "Tensor", "negative size in shape ", shape);
+    if (s == 0) return 0;  // empty, whatever the other sizes
+    // The product must fit int64_t: a wrapped count would allocate a wrong-sized buffer.
+    if (n > std::numeric_limits<int64_t>::max() / s) {
+      for (int64_t t : shape)
+        if (t == 0) return 0;
+      fail(current_op() ? current_op() : "Tensor", "shape ", shape, " has more elements than an int64_t can count");
+    }
     n *= s;
   }
   return n;
@@ -179,7 +220,7 @@ Tensor empty(const Shape& shape) {
   auto n = std::make_shared<Node>();
   n->shape = shape;
   n->numel = numel_of(shape);
-  n->data = Storage(static_cast<size_t>(n->numel));
+  n->data = allocate_for<Storage>(n->numel, shape, "data");
   return Tensor(std::move(n));
 }
 

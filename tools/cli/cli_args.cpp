@@ -13,6 +13,7 @@
 #include <omp.h>
 #endif
 
+#include "core/check.h"
 #include "core/random.h"
 
 namespace d2l {
@@ -208,6 +209,15 @@ void print_saved(const std::string& path) {
 int run_reporting_errors(const std::function<int()>& body) {
   try {
     return body();
+  } catch (const OutOfMemory& e) {  // names the tensor's op, shape and bytes
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc& e) {  // some other allocation: what() says only "std::bad_alloc"
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: out of memory (%s outside the tensors; a smaller batch size or corpus needs less)\n",
+                 e.what());
+    return 1;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "error: %s\n", e.what());
