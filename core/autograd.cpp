@@ -16,6 +16,9 @@ thread_local const char* g_current_op = nullptr;  // the innermost OpCall alive
 
 const char* current_op() { return g_current_op; }
 
+OpScope::OpScope(const char* op) : outer_op_(g_current_op) { g_current_op = op; }
+OpScope::~OpScope() { g_current_op = outer_op_; }
+
 bool grad_enabled() { return g_grad_enabled; }
 NoGrad::NoGrad() : prev_(g_grad_enabled) { g_grad_enabled = false; }
 NoGrad::~NoGrad() { g_grad_enabled = prev_; }

@@ -52,9 +52,22 @@ class OpCall {
   bool without_grad_ = false;  // grad mode off, but an input requires grad or came from such
 };
 
-// The innermost op running on this thread (its OpCall alive), or nullptr: errors raised
-// below an op, such as an undefined input tensor, name it.
+// The innermost op running on this thread (its OpCall or OpScope alive), or nullptr: errors
+// raised below an op, such as an undefined input tensor, name it.
 const char* current_op();
+
+// Names an op for the errors raised before its OpCall exists: a composite op (matmul, the
+// whole-tensor max, stack, ...) that reads its inputs' shapes first, then calls other ops.
+class OpScope {
+ public:
+  explicit OpScope(const char* op);
+  ~OpScope();
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+
+ private:
+  const char* outer_op_;
+};
 
 // --- grad mode ---------------------------------------------------------------------------
 bool grad_enabled();

@@ -17,6 +17,7 @@ namespace d2l {
 // (dropout_keeps, core/random.h): masks follow manual_seed, and backward recomputes the
 // mask from the key instead of storing it.
 Tensor dropout(const Tensor& x, float p, bool training) {
+  OpScope scope("dropout");  // names the op if an input is undefined
   check(p >= 0.0f && p <= 1.0f, "dropout", "probability must be in [0, 1], got ", p);
   if (!training || p == 0.0f) return x;  // the identity, as nn.Dropout in eval mode
   OpCall op("dropout", {x});

@@ -45,6 +45,7 @@ int64_t checked_index(float v, int64_t size, const char* op, const Shape& shape)
 }  // namespace
 
 Tensor reshape(const Tensor& x, Shape shape) {
+  OpScope scope("reshape");  // names the op if an input is undefined
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -65,6 +66,7 @@ Tensor reshape(const Tensor& x, Shape shape) {
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  OpScope scope("unsqueeze");  // names the op if an input is undefined
   const int64_t d = normalize_dim(dim, x.shape(), "unsqueeze", 1);
   Shape s = x.shape();
   s.insert(s.begin() + d, 1);
@@ -72,6 +74,7 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 }
 
 Tensor squeeze(const Tensor& x, int64_t dim) {
+  OpScope scope("squeeze");  // names the op if an input is undefined
   const int64_t d = normalize_dim(dim, x.shape(), "squeeze");
   check(x.shape()[d] == 1, "squeeze", "dim ", dim, " has size ", x.shape()[d], " (not 1) in shape ", x.shape());
   Shape s = x.shape();
@@ -140,6 +143,7 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
 }
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
+  OpScope scope("transpose");  // names the op if an input is undefined
   std::vector<int64_t> dims(x.shape().size());
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i);
   std::swap(dims[normalize_dim(dim0, x.shape(), "transpose")], dims[normalize_dim(dim1, x.shape(), "transpose")]);
@@ -179,6 +183,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
+  OpScope scope("stack");  // names the op if an input is undefined
   check(!xs.empty(), "stack", "needs at least one tensor");
   const int64_t d = normalize_dim(dim, xs[0].shape(), "stack", 1);
   for (const Tensor& x : xs) check(x.shape() == xs[0].shape(), "stack", "shapes differ: ", xs[0].shape(), " vs ", x.shape());
@@ -211,6 +216,7 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
 }
 
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  OpScope scope("select");  // names the op if an input is undefined
   const int64_t d = normalize_dim(dim, x.shape(), "select");
   const int64_t n = x.shape()[d];
   check(index >= -n && index < n, "select", "index ", index, " out of range for dim ", d, " of shape ", x.shape());

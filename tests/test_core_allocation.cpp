@@ -3,11 +3,14 @@
 // a bare std::bad_alloc ("std::bad_alloc" and nothing else) from somewhere in the step.
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <string>
 
 #include "core/check.h"
+#include "core/fast/kernels.h"
+#include "core/reference/kernels.h"
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "tests/test_util.h"
@@ -43,6 +46,16 @@ BOOST_AUTO_TEST_CASE(a_shape_beyond_any_machine_or_int64_is_refused_before_alloc
   BOOST_CHECK_EXCEPTION(empty({int64_t{1} << 32, int64_t{1} << 32}), std::invalid_argument,
                         message_has({"[Tensor]", "(4294967296, 4294967296)", "more elements than an int64_t can count"}));
   BOOST_TEST(numel_of({int64_t{1} << 62, 4, 0}) == 0);  // a zero size anywhere: empty
+}
+
+// The tiers' allocators refuse a size they cannot represent: the fast tier indexed a free
+// list past its last size class (2^54 floats), the reference tier's byte count wrapped
+// around to a tiny block.
+BOOST_AUTO_TEST_CASE(both_allocators_refuse_sizes_beyond_their_range) {
+  BOOST_CHECK_THROW(fast::allocate_floats(size_t{1} << 54), std::bad_alloc);
+  BOOST_CHECK_THROW(fast::allocate_floats(SIZE_MAX / sizeof(float)), std::bad_alloc);
+  BOOST_CHECK_THROW(reference::allocate_floats(SIZE_MAX / sizeof(float) - 1), std::bad_alloc);
+  BOOST_CHECK_THROW(reference::allocate_floats(size_t{1} << 54), std::bad_alloc);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -226,6 +226,10 @@ BOOST_AUTO_TEST_CASE(bad_arguments) {
   BOOST_CHECK_EXCEPTION(matmul(Tensor(), ones({2, 2})), std::invalid_argument,
                         says("[matmul]", {"input tensor is undefined"}));
   BOOST_CHECK_EXCEPTION(softmax(Tensor()), std::invalid_argument, says("[softmax]", {"undefined"}));
+  BOOST_CHECK_EXCEPTION(sum(Tensor()), std::invalid_argument, says("[sum]", {"undefined"}));
+  BOOST_CHECK_EXCEPTION(max(Tensor()), std::invalid_argument, says("[max]", {"undefined"}));
+  BOOST_CHECK_EXCEPTION(stack({ones({2}), Tensor()}, 0), std::invalid_argument, says("[stack]", {"undefined"}));
+  BOOST_CHECK_EXCEPTION(reshape(Tensor(), {2}), std::invalid_argument, says("[reshape]", {"undefined"}));
   // After the op has returned, the next error outside any op is the Tensor's own again.
   BOOST_CHECK_EXCEPTION(Tensor().shape(), std::invalid_argument, says("[Tensor]", {"undefined"}));
 }
