@@ -49,15 +49,30 @@ class Buffer {
 // The data of a tensor, shared between a tensor and its reshaped copies (reshape,
 // unsqueeze and squeeze change only the shape, so they reuse the storage instead of
 // copying it, as PyTorch's views do). Writing through one handle shows in the others.
+//
+// With the data lives its version, PyTorch's version counter: a count of the writes to it
+// that the Tensor API handed out (Tensor::data() and at() for writing, which optimisers,
+// initialisers and Module::load use too). Backward compares it with the version each op
+// saw, so a tensor changed between forward and backward is an error, not a wrong gradient
+// (core/autograd.cpp). Views share it, since they share the data.
 class Storage {
  public:
   Storage() = default;
-  explicit Storage(size_t n) : buf_(std::make_shared<Buffer>(n)) {}
-  float* get() const { return buf_ ? buf_->get() : nullptr; }
-  explicit operator bool() const { return buf_ && buf_->get(); }
+  explicit Storage(size_t n) : block_(std::make_shared<Block>(n)) {}
+  float* get() const { return block_ ? block_->buf.get() : nullptr; }
+  explicit operator bool() const { return block_ && block_->buf.get(); }
+  uint64_t version() const { return block_ ? block_->version : 0; }
+  void bump_version() {
+    if (block_) ++block_->version;
+  }
 
  private:
-  std::shared_ptr<Buffer> buf_;
+  struct Block {
+    explicit Block(size_t n) : buf(n) {}
+    Buffer buf;
+    uint64_t version = 0;
+  };
+  std::shared_ptr<Block> block_;
 };
 
 }  // namespace d2l

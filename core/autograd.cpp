@@ -3,13 +3,21 @@
 // are in core/debug.cpp, reached only through engine_hook.
 #include "core/autograd.h"
 
+#include <sstream>
+#include <string>
 #include <unordered_set>
 #include <utility>
 
 namespace d2l {
 namespace {
 thread_local bool g_grad_enabled = true;
+thread_local const char* g_current_op = nullptr;  // the innermost OpCall alive
 }  // namespace
+
+const char* current_op() { return g_current_op; }
+
+OpScope::OpScope(const char* op) : outer_op_(g_current_op) { g_current_op = op; }
+OpScope::~OpScope() { g_current_op = outer_op_; }
 
 bool grad_enabled() { return g_grad_enabled; }
 NoGrad::NoGrad() : prev_(g_grad_enabled) { g_grad_enabled = false; }
@@ -17,18 +25,27 @@ NoGrad::~NoGrad() { g_grad_enabled = prev_; }
 
 // --- recording: OpCall -------------------------------------------------------------------
 
-OpCall::OpCall(const char* op, std::initializer_list<Tensor> inputs) : op_(op) {
+OpCall::OpCall(const char* op, std::initializer_list<Tensor> inputs) : op_(op), outer_op_(g_current_op) {
+  g_current_op = op;
   take_inputs(inputs.begin(), inputs.size());
 }
 
-OpCall::OpCall(const char* op, const std::vector<Tensor>& inputs) : op_(op) {
+OpCall::OpCall(const char* op, const std::vector<Tensor>& inputs) : op_(op), outer_op_(g_current_op) {
+  g_current_op = op;
   take_inputs(inputs.data(), inputs.size());
 }
 
+OpCall::~OpCall() { g_current_op = outer_op_; }
+
 void OpCall::take_inputs(const Tensor* inputs, size_t n) {
-  // The output needs a gradient if any input does (and grad mode is on).
+  // The output needs a gradient if any input does (and grad mode is on). With grad mode
+  // off it remembers that it would have, for backward()'s message.
   for (size_t i = 0; i < n; ++i)
-    if (inputs[i].defined() && inputs[i].node()->requires_grad) needs_grad_ = true;
+    if (const Node* in = inputs[i].node()) {
+      needs_grad_ = needs_grad_ || in->requires_grad;
+      without_grad_ = without_grad_ || in->made_without_grad;
+    }
+  without_grad_ = without_grad_ || (needs_grad_ && !g_grad_enabled);
   needs_grad_ = needs_grad_ && g_grad_enabled;
   // Keep the inputs only when something will read them: the graph, or a debug switch.
   if (needs_grad_ || engine_hook) {
@@ -42,11 +59,16 @@ Tensor OpCall::finish(Tensor y, BackwardFn backward) {
   Node& n = *y.node();
   n.op = op_;
   if (engine_hook) engine_hook->op_finished(*this, n, backward);
+  n.made_without_grad = without_grad_;
   if (needs_grad_ && backward) {
-    // The graph: y remembers its inputs and how to send its gradient back to them.
+    // The graph: y remembers its inputs and how to send its gradient back to them, and
+    // the version of every tensor involved, which backward checks (check_versions).
     n.requires_grad = true;
     n.inputs = std::move(inputs_);
     n.backward_fn = std::move(backward);
+    n.saved_versions.reserve(n.inputs.size() + 1);
+    for (const NodePtr& in : n.inputs) n.saved_versions.push_back(in ? in->data.version() : 0);
+    n.saved_versions.push_back(n.data.version());
   }
   return y;
 }
@@ -54,6 +76,41 @@ Tensor OpCall::finish(Tensor y, BackwardFn backward) {
 Tensor OpCall::finish(Tensor y) { return finish(std::move(y), nullptr); }
 
 // --- the backward pass ---------------------------------------------------------------------
+
+namespace {
+
+// "parameter 'dense.weight' of shape (10, 32)", "a leaf of shape (2, 4)", "the output of
+// 'softmax' of shape (2, 4)".
+std::string describe(const Node& t) {
+  std::ostringstream os;
+  if (!t.name.empty()) os << "parameter '" << t.name << "'";
+  else if (std::string(t.op) == "leaf") os << "a leaf tensor";
+  else os << "the output of '" << t.op << "'";
+  os << " of shape " << shape_str(t.shape);
+  return os.str();
+}
+
+// PyTorch's check ("one of the variables needed for gradient computation has been modified
+// by an inplace operation"): every tensor an op read, and the output it wrote, must still
+// hold the data the op saw, since its backward computes from them. PyTorch checks only the
+// tensors each backward saves; checking all of them is simpler to state and refuses a few
+// programs PyTorch accepts (a tensor only an addition read, written before backward).
+void check_versions(const Node& n) {
+  for (size_t i = 0; i < n.saved_versions.size(); ++i) {
+    const bool own = i == n.inputs.size();
+    const Node* t = own ? &n : n.inputs[i].get();
+    if (!t || t->data.version() == n.saved_versions[i]) continue;
+    std::ostringstream which;
+    if (own) which << "the output of '" << n.op << "' (shape " << shape_str(n.shape) << ")";
+    else which << "input " << i << " of '" << n.op << "', " << describe(*t) << ",";
+    fail("backward", which.str(), " was written after '", n.op, "' ", own ? "computed" : "read",
+         " it (data version ", t->data.version(), ", '", n.op, "' saw ", n.saved_versions[i],
+         "), so its gradient would be computed from the new values. Write to a tensor before the forward that ",
+         "uses it or after backward() (e.g. optimizer.step() after loss.backward()), not in between");
+  }
+}
+
+}  // namespace
 
 void run_backward(const NodePtr& root) {
   // A freed node has no inputs left, like a leaf, so only its flag tells the two apart.
@@ -86,6 +143,7 @@ void run_backward(const NodePtr& root) {
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Node* n = it->get();
     if (n->grad && n->backward_fn) {
+      check_versions(*n);
       if (engine_hook)
         engine_hook->run_node_backward(*n);
       else

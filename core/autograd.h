@@ -31,6 +31,9 @@ class OpCall {
  public:
   OpCall(const char* op, std::initializer_list<Tensor> inputs);
   OpCall(const char* op, const std::vector<Tensor>& inputs);
+  ~OpCall();  // current_op() goes back to the op that called this one, if any
+  OpCall(const OpCall&) = delete;
+  OpCall& operator=(const OpCall&) = delete;
   // Records y's history (if any input needs a gradient and grad mode is on) and returns y.
   Tensor finish(Tensor y, BackwardFn backward);
   Tensor finish(Tensor y);  // for results no gradient flows through (masks, argmax, ...)
@@ -43,8 +46,27 @@ class OpCall {
  private:
   void take_inputs(const Tensor* inputs, size_t n);
   const char* op_;
+  const char* outer_op_;  // current_op() before this one began
   std::vector<NodePtr> inputs_;
   bool needs_grad_ = false;
+  bool without_grad_ = false;  // grad mode off, but an input requires grad or came from such
+};
+
+// The innermost op running on this thread (its OpCall or OpScope alive), or nullptr: errors
+// raised below an op, such as an undefined input tensor, name it.
+const char* current_op();
+
+// Names an op for the errors raised before its OpCall exists: a composite op (matmul, the
+// whole-tensor max, stack, ...) that reads its inputs' shapes first, then calls other ops.
+class OpScope {
+ public:
+  explicit OpScope(const char* op);
+  ~OpScope();
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+
+ private:
+  const char* outer_op_;
 };
 
 // --- grad mode ---------------------------------------------------------------------------

@@ -6,9 +6,11 @@
 // so a learner sees which call went wrong and why. core/ and layers/ never exit().
 #pragma once
 #include <cstdint>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace d2l {
@@ -31,6 +33,19 @@ void append(std::ostringstream& os, const T& v, const Rest&... rest) {
   append(os, rest...);
 }
 }  // namespace detail
+
+// An allocation that failed, with what it was for and its size: "[matmul] cannot allocate
+// a tensor of shape (100000, 100000): 40000000000 bytes (37.3 GiB)". A std::bad_alloc, so
+// code that catches those still does; what() says which allocation, where a plain
+// std::bad_alloc says only "std::bad_alloc".
+class OutOfMemory : public std::bad_alloc {
+ public:
+  explicit OutOfMemory(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
 
 template <class... Parts>
 [[noreturn]] void fail(const char* op, const Parts&... parts) {

@@ -31,7 +31,7 @@ const char* tier_name();  // "fast" or "reference": the tier this build calls
 // n elements. s is the scalar of the scalar forms (x + s, x * s, s - x, s / x) and pow's p.
 enum class Unary { add_scalar, mul_scalar, rsub_scalar, rdiv_scalar, neg, exp, log, pow, sqrt, tanh, sigmoid, relu,
                    sin, cos };
-//   y, x (n)                  y = f(x)
+//   y, x (n)                  y = f(x); relu keeps a NaN (max(x, 0) would hide it as 0)
 void unary_forward(float* y, const float* x, int64_t n, Unary f, float s);
 //   dx, dy, x, y (n)          dx += dy f'(x), where f' may use the output y (exp: f' = y)
 void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s);

@@ -16,15 +16,24 @@
 #include <sstream>
 #include <stdexcept>
 #include <typeinfo>
+#include <unordered_set>
 
 #include "core/param_file.h"
 
 namespace d2l {
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
-  std::vector<std::pair<std::string, Tensor>> out = params_;
+  std::vector<std::pair<std::string, Tensor>> all = params_;
   for (const auto& [name, child] : children_)
-    for (auto& [sub, t] : child->named_parameters()) out.emplace_back(name + "." + sub, t);
+    for (auto& [sub, t] : child->named_parameters()) all.emplace_back(name + "." + sub, t);
+  // Keep the first occurrence of each node (PyTorch de-duplicates by tensor identity too).
+  std::vector<std::pair<std::string, Tensor>> out;
+  std::unordered_set<const Node*> seen;
+  for (auto& [name, t] : all)
+    if (seen.insert(t.node()).second) {
+      t.node()->name = name;  // the outermost call runs last, so the full path wins
+      out.emplace_back(std::move(name), std::move(t));
+    }
   return out;
 }
 
@@ -49,14 +58,30 @@ void Module::zero_grad(bool set_to_none) {
   for (Tensor& t : parameters()) t.zero_grad(set_to_none);
 }
 
-Tensor& Module::register_parameter(const std::string& name, Tensor value) {
-  check(value.defined(), "Module.register_parameter", "parameter '", name, "' is undefined");
-  value.requires_grad_(true);
-  params_.emplace_back(name, std::move(value));
-  return params_.back().second;
+void Module::check_new_name(const std::string& name, const char* op) const {
+  check(!name.empty(), op, "a name is empty (in ", type_name(), ")");
+  for (const auto& [n, t] : params_)
+    check(n != name, op, "'", name, "' is already a parameter of this ", type_name(),
+          ": each name may be registered once");
+  for (const auto& [n, c] : children_)
+    check(n != name, op, "'", name, "' is already a child module of this ", type_name(),
+          ": each name may be registered once");
 }
 
-void Module::register_module(const std::string& name, Module& child) { children_.emplace_back(name, &child); }
+Tensor Module::register_parameter(const std::string& name, Tensor value) {
+  check_new_name(name, "Module.register_parameter");
+  check(value.defined(), "Module.register_parameter", "parameter '", name, "' is undefined");
+  value.requires_grad_(true);
+  value.node()->name = name;  // until named_parameters() records the dotted path
+  params_.emplace_back(name, value);
+  return value;
+}
+
+void Module::register_module(const std::string& name, Module& child) {
+  check_new_name(name, "Module.register_module");
+  check(&child != this, "Module.register_module", "'", name, "': a module cannot be its own child");
+  children_.emplace_back(name, &child);
+}
 
 // --- parameter files (the format is core/param_file.cpp's) ---------------------------------
 void Module::save(const std::string& path) const { save_param_file(path, *this, {}); }

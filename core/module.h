@@ -32,9 +32,15 @@ class Module {
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
+  // Every parameter once, as PyTorch's named_parameters() and parameters(): a tensor
+  // registered twice (a tied weight: one Tensor handle given to two layers, sharing its
+  // node) is listed at its first name only, so an optimiser steps it once per step().
+  // Order: this module's own parameters, then each child's, in registration order.
+  // named_parameters() also records each parameter's dotted name in its node, so an error
+  // about the tensor can name it ("encoder.embedding.weight").
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
   std::vector<Tensor> parameters() const;
-  int64_t num_parameters() const;  // total element count
+  int64_t num_parameters() const;  // total element count (a shared tensor counts once)
 
   void train(bool on = true);  // sets training() on this module and every child
   void eval() { train(false); }
@@ -59,10 +65,18 @@ class Module {
   const std::vector<std::pair<std::string, Module*>>& named_children() const { return children_; }
 
  protected:
-  Tensor& register_parameter(const std::string& name, Tensor value);  // sets requires_grad
+  // Registers a parameter (setting requires_grad) and returns a handle to it. The handle
+  // shares the registered tensor's node, so `weight = register_parameter("weight", ...)`
+  // and the registry see one tensor; it is a value, not a reference into the registry,
+  // which the next registration may move.
+  Tensor register_parameter(const std::string& name, Tensor value);
+  // Children are registered by address: `child` must live as long as this module (a
+  // member, or owned as in core/container.h). A name may be used once per module, by a
+  // parameter or a child (PyTorch's "attribute already exists").
   void register_module(const std::string& name, Module& child);
 
  private:
+  void check_new_name(const std::string& name, const char* op) const;
   std::vector<std::pair<std::string, Tensor>> params_;
   std::vector<std::pair<std::string, Module*>> children_;
   bool training_ = true;

@@ -25,6 +25,7 @@ Tensor product(const char* name, const Tensor& a, const Tensor& b, bool ta, bool
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  OpScope scope("matmul");  // names the op if an input is undefined
   check(a.ndim() >= 2 && b.ndim() >= 2, "matmul", "needs at least 2-D operands: a ", a.shape(), " vs b ", b.shape());
   const int64_t K = a.shape().back();
   if (b.ndim() == 2) {
@@ -45,6 +46,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b) {
+  OpScope scope("bmm");  // names the op if an input is undefined
   check(a.ndim() == 3 && b.ndim() == 3, "bmm", "needs 3-D operands: a ", a.shape(), " vs b ", b.shape());
   check(a.shape()[0] == b.shape()[0], "bmm", "batch sizes differ: a ", a.shape(), " vs b ", b.shape());
   const int64_t M = trans_a ? a.shape()[2] : a.shape()[1], Ka = trans_a ? a.shape()[1] : a.shape()[2];

@@ -17,6 +17,7 @@ namespace d2l {
 // (dropout_keeps, core/random.h): masks follow manual_seed, and backward recomputes the
 // mask from the key instead of storing it.
 Tensor dropout(const Tensor& x, float p, bool training) {
+  OpScope scope("dropout");  // names the op if an input is undefined
   check(p >= 0.0f && p <= 1.0f, "dropout", "probability must be in [0, 1], got ", p);
   if (!training || p == 0.0f) return x;  // the identity, as nn.Dropout in eval mode
   OpCall op("dropout", {x});
@@ -69,8 +70,10 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels) {
   std::vector<int64_t> label(static_cast<size_t>(R));
   for (int64_t r = 0; r < R; ++r) {
     const float f = labels.data()[r];
-    check(f >= 0 && f < C && f == std::floor(f), "softmax_cross_entropy", "label ", f, " at index ", r,
-          " is not a class id in [0, ", C, ") (logits ", logits.shape(), ")");
+    check(std::isfinite(f) && f == std::floor(f), "softmax_cross_entropy", "label ", f, " at index ", r,
+          " is not a whole number (class ids are integers stored as float; logits ", logits.shape(), ")");
+    check(f >= 0 && f < C, "softmax_cross_entropy", "label ", f, " at index ", r, " is not a class id in [0, ", C,
+          ") (logits ", logits.shape(), ")");
     label[r] = static_cast<int64_t>(f);
   }
   Tensor loss = empty(labels.shape()), prob = empty({R, C});  // the softmax, kept for backward

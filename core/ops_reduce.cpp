@@ -51,8 +51,12 @@ Tensor sum(const Tensor& x, int64_t dim, bool keepdim) { return sum_dim(x, dim, 
 Tensor mean(const Tensor& x, int64_t dim, bool keepdim) { return sum_dim(x, dim, keepdim, true, "mean"); }
 
 // Whole-tensor reductions: view x as one dim of numel elements, reduce it, shape ().
-Tensor sum(const Tensor& x) { return sum_dim(reshape(x, {x.numel()}), 0, false, false, "sum"); }
+Tensor sum(const Tensor& x) {
+  OpScope scope("sum");  // names the op if x is undefined
+  return sum_dim(reshape(x, {x.numel()}), 0, false, false, "sum");
+}
 Tensor mean(const Tensor& x) {
+  OpScope scope("mean");  // names the op if an input is undefined
   check(x.numel() > 0, "mean", "mean of an empty tensor, shape ", x.shape());
   return sum_dim(reshape(x, {x.numel()}), 0, false, true, "mean");
 }
@@ -73,6 +77,7 @@ Tensor max(const Tensor& x, int64_t dim, bool keepdim) {
 }
 
 Tensor max(const Tensor& x) {
+  OpScope scope("max");  // names the op if an input is undefined
   check(x.numel() > 0, "max", "max of an empty tensor, shape ", x.shape());
   return reshape(max(reshape(x, {x.numel()}), 0, false), {});
 }

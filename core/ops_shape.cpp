@@ -3,6 +3,7 @@
 // op copies into a fresh row-major buffer; its backward adds every output gradient back to
 // the input element it was copied from. These copies have a single form, the same in both
 // tiers, so they are written here rather than behind the kernel seam (core/kernels.h).
+#include <cmath>
 #include <cstring>
 
 #include "core/autograd.h"
@@ -32,15 +33,19 @@ Tensor reshaped(const Tensor& x, const Shape& shape, const char* name) {
 }
 
 int64_t checked_index(float v, int64_t size, const char* op, const Shape& shape) {
-  const int64_t i = static_cast<int64_t>(v);
-  check(static_cast<float>(i) == v && i >= 0 && i < size, op, "index ", v, " out of range [0, ", size,
+  // Whole number first: 2.5 is not an index at all (and casting NaN or 1e30 to an integer is
+  // undefined behaviour), then the range.
+  check(std::isfinite(v) && v == std::floor(v), op, "index ", v, " is not a whole number (indices are ",
+        "integers stored as float; indexed tensor shape ", shape, ")");
+  check(v >= 0 && v < static_cast<double>(size), op, "index ", v, " out of range [0, ", size,
         ") (indexed tensor shape ", shape, ")");
-  return i;
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace
 
 Tensor reshape(const Tensor& x, Shape shape) {
+  OpScope scope("reshape");  // names the op if an input is undefined
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -61,6 +66,7 @@ Tensor reshape(const Tensor& x, Shape shape) {
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  OpScope scope("unsqueeze");  // names the op if an input is undefined
   const int64_t d = normalize_dim(dim, x.shape(), "unsqueeze", 1);
   Shape s = x.shape();
   s.insert(s.begin() + d, 1);
@@ -68,6 +74,7 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 }
 
 Tensor squeeze(const Tensor& x, int64_t dim) {
+  OpScope scope("squeeze");  // names the op if an input is undefined
   const int64_t d = normalize_dim(dim, x.shape(), "squeeze");
   check(x.shape()[d] == 1, "squeeze", "dim ", dim, " has size ", x.shape()[d], " (not 1) in shape ", x.shape());
   Shape s = x.shape();
@@ -136,6 +143,7 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
 }
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
+  OpScope scope("transpose");  // names the op if an input is undefined
   std::vector<int64_t> dims(x.shape().size());
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i);
   std::swap(dims[normalize_dim(dim0, x.shape(), "transpose")], dims[normalize_dim(dim1, x.shape(), "transpose")]);
@@ -175,6 +183,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
+  OpScope scope("stack");  // names the op if an input is undefined
   check(!xs.empty(), "stack", "needs at least one tensor");
   const int64_t d = normalize_dim(dim, xs[0].shape(), "stack", 1);
   for (const Tensor& x : xs) check(x.shape() == xs[0].shape(), "stack", "shapes differ: ", xs[0].shape(), " vs ", x.shape());
@@ -207,6 +216,7 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
 }
 
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  OpScope scope("select");  // names the op if an input is undefined
   const int64_t d = normalize_dim(dim, x.shape(), "select");
   const int64_t n = x.shape()[d];
   check(index >= -n && index < n, "select", "index ", index, " out of range for dim ", d, " of shape ", x.shape());

@@ -38,6 +38,7 @@ std::vector<int64_t> read_lengths(const Tensor& lens, const char* op, const Shap
 // and a row with valid length 0 comes out uniform. A length beyond the no. of keys masks
 // nothing, as in the book (predict_seq2seq passes the untruncated source length).
 Tensor masked_softmax(const Tensor& X, const Tensor& valid_lens) {
+  OpScope scope("masked_softmax");  // names the op if an input is undefined
   if (!valid_lens.defined()) return softmax(X);
   OpCall op("masked_softmax", {X, valid_lens});
   check(X.ndim() == 3, "masked_softmax", "X must be (batch, no. of queries, no. of keys), got ", X.shape());

@@ -2,34 +2,69 @@
 #include "core/optim.h"
 
 #include <cmath>
+#include <unordered_map>
 
 #include "core/check.h"
 
 namespace d2l {
 
+Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::move(params)) {
+  std::unordered_map<const Node*, size_t> first;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    check(params_[i].defined(), op, "parameter ", i, " is undefined");
+    const auto [at, fresh] = first.emplace(params_[i].node(), i);
+    check(fresh, op, "parameter ", i, " is the same tensor as parameter ", at->second, " (shape ",
+          params_[i].shape(), "): one step would move it twice; list it once (Module::parameters() does)");
+  }
+}
+
+namespace {
+// "lr must be >= 0, got -0.1": NaN fails every comparison, so it is refused too.
+void check_hyper(bool ok, const char* op, const char* name, const char* rule, float value) {
+  check(ok, op, name, " must be ", rule, ", got ", value);
+}
+}  // namespace
+
 void Optimizer::zero_grad(bool set_to_none) {
   for (Tensor& p : params_) p.zero_grad(set_to_none);
 }
 
-SGD::SGD(std::vector<Tensor> params, float lr_) : Optimizer(std::move(params)), lr(lr_) {}
+SGD::SGD(std::vector<Tensor> params, float lr_) : Optimizer(std::move(params), "SGD"), lr(lr_) { validate(); }
+
+// The settings are public (a schedule may change lr between steps), so step() checks them again.
+void SGD::validate() const { check_hyper(lr >= 0.0f && std::isfinite(lr), "SGD", "lr", ">= 0 and finite", lr); }
 
 void SGD::step() {
+  validate();
   for (Tensor& p : params_)
     if (const float* g = p.grad_data())
       for (int64_t i = 0; i < p.numel(); ++i) p.data()[i] -= lr * g[i];
 }
 
 Adam::Adam(std::vector<Tensor> params, float lr_, float b1, float b2, float eps_, float wd)
-    : Optimizer(std::move(params)), lr(lr_), beta1(b1), beta2(b2), eps(eps_), weight_decay(wd) {
+    : Optimizer(std::move(params), "Adam"), lr(lr_), beta1(b1), beta2(b2), eps(eps_), weight_decay(wd) {
+  validate();
   for (const Tensor& p : params_) {
     m_.emplace_back(static_cast<size_t>(p.numel()), 0.0f);
     v_.emplace_back(static_cast<size_t>(p.numel()), 0.0f);
   }
 }
 
+// torch.optim.Adam's checks: 0 <= lr, 0 <= betas < 1, 0 <= weight_decay, and eps > 0 (PyTorch
+// allows 0, which divides 0 by 0 for a parameter whose gradient is 0).
+void Adam::validate() const {
+  check_hyper(lr >= 0.0f && std::isfinite(lr), "Adam", "lr", ">= 0 and finite", lr);
+  check_hyper(beta1 >= 0.0f && beta1 < 1.0f, "Adam", "beta1", "in [0, 1)", beta1);
+  check_hyper(beta2 >= 0.0f && beta2 < 1.0f, "Adam", "beta2", "in [0, 1)", beta2);
+  check_hyper(eps > 0.0f && std::isfinite(eps), "Adam", "eps", "> 0 and finite", eps);
+  check_hyper(weight_decay >= 0.0f && std::isfinite(weight_decay), "Adam", "weight_decay", ">= 0 and finite",
+              weight_decay);
+}
+
 // Exactly torch.optim.Adam's order of operations (single-tensor path), so the same
 // gradients give the same parameters to float rounding.
 void Adam::step() {
+  validate();
   ++t_;
   const float bc1 = 1.0f - std::pow(beta1, static_cast<float>(t_));
   const float bc2 = 1.0f - std::pow(beta2, static_cast<float>(t_));

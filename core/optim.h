@@ -6,9 +6,15 @@
 
 namespace d2l {
 
+// Every optimiser checks its settings when it is made, naming itself: a negative learning
+// rate would climb the loss, betas outside [0, 1) or eps <= 0 break Adam's averages, and a
+// negative weight decay pushes weights away from 0. A parameter listed twice (by hand, e.g.
+// a tied weight) is refused too: one step() would move it twice. Module::parameters() lists
+// each tensor once.
 class Optimizer {
  public:
-  explicit Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {}
+  // `op` names the optimiser in errors ("SGD", "Adam").
+  Optimizer(std::vector<Tensor> params, const char* op);
   virtual ~Optimizer() = default;
   virtual void step() = 0;
   void zero_grad(bool set_to_none = true);  // Tensor::zero_grad on every parameter
@@ -24,6 +30,9 @@ class SGD : public Optimizer {
   SGD(std::vector<Tensor> params, float lr);
   void step() override;
   float lr;
+
+ private:
+  void validate() const;  // lr >= 0 and finite
 };
 
 // What Adam carries from one step to the next (PyTorch's optimizer.state_dict()): its
@@ -50,6 +59,7 @@ class Adam : public Optimizer {
   void load_state(const AdamState& state);
 
  private:
+  void validate() const;  // lr >= 0, betas in [0, 1), eps > 0, weight_decay >= 0 (all finite)
   std::vector<std::vector<float>> m_, v_;
   int64_t t_ = 0;
 };

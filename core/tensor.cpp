@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <iomanip>
+#include <limits>
+#include <new>
 #include <ostream>
 #include <sstream>
 
@@ -13,9 +16,40 @@ namespace d2l {
 
 // --- Node --------------------------------------------------------------------------------
 
+namespace {
+
+// Beyond this many floats (2^46: 256 TiB) a tensor cannot be allocated on any machine, and
+// the byte count would come close to overflowing; refusing it here names the shape.
+constexpr int64_t kMaxNumel = int64_t{1} << 46;
+
+std::string bytes_str(int64_t numel) {
+  std::ostringstream os;
+  const double bytes = static_cast<double>(numel) * sizeof(float);
+  os << static_cast<long long>(numel) * static_cast<long long>(sizeof(float)) << " bytes";
+  if (bytes >= 1 << 20) os << " (" << std::setprecision(3) << bytes / (1 << 30) << " GiB)";
+  return os.str();
+}
+
+// Memory for `numel` floats of a tensor of `shape` (its data, or with `what` = "gradient"
+// its gradient). A failure names the op that asked (the innermost running one), the shape
+// and the bytes: a bare std::bad_alloc from deep inside a training step says none of them.
+template <class Block>
+Block allocate_for(int64_t numel, const Shape& shape, const char* what) {
+  const char* op = current_op() ? current_op() : "Tensor";
+  check(numel <= kMaxNumel, op, "a tensor of shape ", shape, " has ", numel, " elements, more than any machine can hold");
+  try {
+    return Block(static_cast<size_t>(numel));
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(std::string("[") + op + "] cannot allocate the " + what + " of a tensor of shape " +
+                      shape_str(shape) + ": " + bytes_str(numel) + " (out of memory; a smaller batch size needs less)");
+  }
+}
+
+}  // namespace
+
 float* Node::grad_data() {
   if (!grad) {
-    grad = Buffer(static_cast<size_t>(numel));
+    grad = allocate_for<Buffer>(numel, shape, "gradient");
     if (numel) std::memset(grad.get(), 0, sizeof(float) * numel);
   }
   return grad.get();
@@ -53,16 +87,26 @@ std::string shape_str(const Shape& shape) {
 
 // --- shape and data ----------------------------------------------------------------------
 
+// An undefined handle reaching an op names the op (OpCall keeps the innermost running one).
 static Node& need(const NodePtr& n) {
-  check(n != nullptr, "Tensor", "this tensor is undefined (default-constructed handle)");
+  if (n == nullptr) {
+    if (const char* op = current_op())
+      fail(op, "an input tensor is undefined (a default-constructed Tensor handle that was never assigned)");
+    fail("Tensor", "this tensor is undefined (a default-constructed Tensor handle that was never assigned)");
+  }
   return *n;
 }
 
 const Shape& Tensor::shape() const { return need(node_).shape; }
 int64_t Tensor::numel() const { return need(node_).numel; }
 int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim(dim, shape(), "Tensor.size")]; }
-float* Tensor::data() { return need(node_).data.get(); }
+float* Tensor::data() {
+  Node& n = need(node_);
+  n.data.bump_version();  // a writable pointer counts as a write (see tensor.h)
+  return n.data.get();
+}
 const float* Tensor::data() const { return need(node_).data.get(); }
+uint64_t Tensor::version() const { return need(node_).data.version(); }
 
 float Tensor::item() const {
   check(numel() == 1, "item", "needs a tensor with one element, got shape ", shape());
@@ -123,6 +167,9 @@ void Tensor::backward() {
 
 void Tensor::backward(const Tensor& grad_output) {
   Node& n = need(node_);
+  check(n.requires_grad || !n.made_without_grad, "backward", "no graph was recorded for this tensor of shape ",
+        n.shape, " made by '", n.op, "': grad mode was off (a NoGrad was alive) when it, or a tensor it was ",
+        "computed from, was computed from tensors that require grad. Compute the loss outside the NoGrad scope");
   check(n.requires_grad, "backward", "tensor of shape ", n.shape, " made by '", n.op,
         "' does not require grad: no input of its graph has requires_grad set");
   check(grad_output.shape() == n.shape, "backward", "gradient shape ", grad_output.shape(),
@@ -142,9 +189,16 @@ Tensor Tensor::detach() const {
 // --- creation ----------------------------------------------------------------------------
 
 int64_t numel_of(const Shape& shape) {
+  for (int64_t s : shape) check(s >= 0, "Tensor", "negative size in shape ", shape);
   int64_t n = 1;
   for (int64_t s : shape) {
-    check(s >= 0, "Tensor", "negative size in shape ", shape);
+    if (s == 0) return 0;  // empty, whatever the other sizes
+    // The product must fit int64_t: a wrapped count would allocate a wrong-sized buffer.
+    if (n > std::numeric_limits<int64_t>::max() / s) {
+      for (int64_t t : shape)
+        if (t == 0) return 0;
+      fail(current_op() ? current_op() : "Tensor", "shape ", shape, " has more elements than an int64_t can count");
+    }
     n *= s;
   }
   return n;
@@ -166,7 +220,7 @@ Tensor empty(const Shape& shape) {
   auto n = std::make_shared<Node>();
   n->shape = shape;
   n->numel = numel_of(shape);
-  n->data = Storage(static_cast<size_t>(n->numel));
+  n->data = allocate_for<Storage>(n->numel, shape, "data");
   return Tensor(std::move(n));
 }
 

@@ -41,11 +41,16 @@ class Tensor {
   int64_t size(int64_t dim) const;          // negative dims count from the end, as in PyTorch
 
   // --- data --------------------------------------------------------------------------
+  // The non-const accessors hand out the data for writing, so each call counts as a write:
+  // it bumps the data's version (Storage, core/allocator.h), and backward refuses a graph
+  // that read this tensor before the write. Read through a const Tensor (or to_vector(),
+  // item()) to leave the version alone.
   float* data();
   const float* data() const;
   float item() const;                       // the value of a one-element tensor
   float& at(std::initializer_list<int64_t> index);        // bounds-checked element access
   float at(std::initializer_list<int64_t> index) const;
+  uint64_t version() const;                 // the data's version: writes so far (PyTorch's _version)
   std::vector<float> to_vector() const;
 
   // --- autodiff ----------------------------------------------------------------------
@@ -82,7 +87,14 @@ struct Node {
   const char* op = "leaf";
   std::vector<NodePtr> inputs;      // what this op read (empty for leaves)
   std::function<void(Node&)> backward_fn;  // adds this node's grad into its inputs' grads
+  // With backward_fn: each input's data version when the op ran, then this node's own after
+  // the op wrote it. Backward checks them before running backward_fn (core/autograd.cpp).
+  std::vector<uint64_t> saved_versions;
   bool freed = false;               // backward() dropped backward_fn and inputs (retain_graph=False)
+  // Made while grad mode was off (inside a NoGrad) from tensors that require grad, or from
+  // such a tensor: backward() then says that no graph was recorded, and why.
+  bool made_without_grad = false;
+  std::string name;                 // a module parameter's name (Module sets it), for messages
   ~Node();                          // iterative: a deep chain must not recurse per node
 
   // The gradient buffer of input i, zero-filled on first use, or nullptr when that input

@@ -90,13 +90,15 @@ class Flatten : public Module {
   int64_t start_dim, end_dim;
 };
 
-// nn.Sequential used as the book's 10.7 uses it: a named container (blks.add_module("block0",
+// nn.Sequential as the book's 10.7 uses it: a named list of blocks (blks.add_module("block0",
 // ...)), so parameter names read "blks.block0.attention.W_q.weight" and the model prints
-// "(blks): Sequential(...)". It refers to its children, which their owner keeps; the layers
-// that hold one call each block themselves (the blocks' forwards take different arguments).
-class Sequential : public Module {
+// "(blks): Sequential(...)". It refers to its children, which their owner keeps, and has no
+// forward: the layers that hold one call each block themselves (the blocks' forwards take
+// different arguments). The owning, callable nn.Sequential is core/container.h's.
+class NamedBlocks : public Module {
  public:
   void add_module(const std::string& name, Module& child) { register_module(name, child); }
+  std::string type_name() const override { return "Sequential"; }
 };
 
 }  // namespace d2l

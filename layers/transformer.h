@@ -67,7 +67,7 @@ class TransformerEncoder : public Encoder {
   Embedding embedding;
   PositionalEncoding pos_encoding;
   std::vector<std::unique_ptr<EncoderBlock>> blks;  // the blocks, owned here
-  Sequential blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
+  NamedBlocks blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
   std::vector<Tensor> attention_weights;  // per block: (batch_size * num_heads, num_steps, num_steps)
 };
 
@@ -108,7 +108,7 @@ class TransformerDecoder : public AttentionDecoder {
   Embedding embedding;
   PositionalEncoding pos_encoding;
   std::vector<std::unique_ptr<DecoderBlock>> blks;  // the blocks, owned here
-  Sequential blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
+  NamedBlocks blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
   Linear dense;
 
  private:

@@ -159,7 +159,7 @@ BOOST_DATA_TEST_CASE(help_and_bad_options, utf::data::make(kChapters), c) {
   BOOST_CHECK_EQUAL(run_command(exe.string() + " --no-such-option", log, err), 2);
   BOOST_CHECK(read_file(err).find("error: unknown option --no-such-option") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(exe.string() + " --seed -1", log, err), 2);
-  BOOST_CHECK(read_file(err).find("error: [--seed] must be >= 0, got -1") != std::string::npos);
+  BOOST_CHECK(read_file(err).find("error: [--seed] must be in [0, 9223372036854775807], got -1") != std::string::npos);
   // A file where the output directory should be: a runtime error, exit 1.
   const std::string blocker = tmp.write("file", "x");
   BOOST_CHECK_EQUAL(run_command(exe.string() + " --out " + blocker, log, err), 1);
@@ -191,14 +191,24 @@ BOOST_AUTO_TEST_CASE(cli_args_parsing) {
       return std::string(e.what()) == want;
     };
   };
-  BOOST_CHECK_EXCEPTION(make().parse({"--epochs", "-1"}), d2l::UsageError, says("[--epochs] must be >= 0, got -1"));
-  BOOST_CHECK_EXCEPTION(make().parse({"--lr", "11"}), d2l::UsageError, says("[--lr] must be <= 10, got 11"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--epochs", "-1"}), d2l::UsageError, says("[--epochs] must be in [0, 9223372036854775807], got -1"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--lr", "11"}), d2l::UsageError, says("[--lr] must be in [0, 10], got 11"));
   d2l::CliArgs bad = make();
   BOOST_CHECK_THROW(bad.parse({"--epochs", "-3"}), d2l::UsageError);
   BOOST_CHECK_EQUAL(bad.get_int("epochs"), 5);  // a rejected value is not kept
   BOOST_CHECK_EXCEPTION(make().parse({"--epochs", "5x"}), d2l::UsageError,
-                        says("[--epochs] expects an integer, got '5x'"));
-  BOOST_CHECK_EXCEPTION(make().parse({"--lr", "fast"}), d2l::UsageError, says("[--lr] expects a number, got 'fast'"));
+                        says("[--epochs] expects an integer in [0, 9223372036854775807], got '5x'"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--lr", "fast"}), d2l::UsageError, says("[--lr] expects a number in [0, 10], got 'fast'"));
+  // Overflow is refused with the range, never wrapped or clamped (strtoll's ERANGE).
+  BOOST_CHECK_EXCEPTION(make().parse({"--epochs", "99999999999999999999"}), d2l::UsageError,
+                        says("[--epochs] expects an integer in [0, 9223372036854775807], got '99999999999999999999'"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--lr", "1e400"}), d2l::UsageError,
+                        says("[--lr] expects a number in [0, 10], got '1e400'"));
+  BOOST_CHECK_EXCEPTION(make().parse({"--lr", "nan"}), d2l::UsageError,
+                        says("[--lr] expects a number in [0, 10], got 'nan'"));
+  // The default must lie in the declared range (a programming error, not a usage error).
+  d2l::CliArgs decl("prog", "test");
+  BOOST_CHECK_THROW(decl.add_int("n", 0, "n", 1, 10), std::logic_error);
   BOOST_CHECK_EXCEPTION(make().parse({"--epochs"}), d2l::UsageError, says("[--epochs] needs a value"));
   BOOST_CHECK_EXCEPTION(make().parse({"--quick=1"}), d2l::UsageError, says("[--quick] takes no value"));
   BOOST_CHECK_EXCEPTION(make().parse({"--nope"}), d2l::UsageError, says("unknown option --nope (see --help)"));

@@ -178,10 +178,24 @@ BOOST_AUTO_TEST_CASE(no_grad_records_nothing) {
       BOOST_TEST(!grad_enabled());
     }
     BOOST_TEST(!grad_enabled());  // the nested guard restores "off", not "on"
-    BOOST_CHECK_EXCEPTION(sum(y).backward(), std::invalid_argument, message_has({"[backward]", "does not require grad"}));
+    // It says why: no graph was recorded because grad mode was off (it used to say only that
+    // the tensor does not require grad, as for a graph of constants).
+    BOOST_CHECK_EXCEPTION(sum(y).backward(), std::invalid_argument,
+                          message_has({"[backward]", "no graph was recorded", "grad mode was off", "NoGrad"}));
   }
   BOOST_TEST(grad_enabled());
   BOOST_TEST((x * 2.0f).requires_grad());
+  // A loss built outside the NoGrad from a tensor made inside it says so too; a graph of
+  // constants keeps the plain message.
+  Tensor h;
+  {
+    NoGrad guard;
+    h = x * 3.0f;
+  }
+  BOOST_CHECK_EXCEPTION(sum(h * h).backward(), std::invalid_argument,
+                        message_has({"[backward]", "no graph was recorded", "grad mode was off"}));
+  BOOST_CHECK_EXCEPTION(sum(ones({2}) * 2.0f).backward(), std::invalid_argument,
+                        message_has({"[backward]", "does not require grad"}));
 }
 
 BOOST_AUTO_TEST_CASE(backward_without_grad_is_an_error) {

@@ -138,8 +138,17 @@ BOOST_AUTO_TEST_CASE(index_out_of_range) {
                         says("[index_select]", {"index 5", "[0, 3)", "(3, 2)"}));
   BOOST_CHECK_EXCEPTION(index_select(x, 0, tensor({-1.0f})), std::invalid_argument,
                         says("[index_select]", {"index -1", "(3, 2)"}));
+  // A fraction is not a whole number, not "out of range" (it was reported as out of range).
   BOOST_CHECK_EXCEPTION(index_select(x, 1, tensor({1.5f})), std::invalid_argument,
-                        says("[index_select]", {"index 1.5", "[0, 2)", "(3, 2)"}));
+                        says("[index_select]", {"index 1.5 is not a whole number", "(3, 2)"}));
+  BOOST_CHECK_EXCEPTION(embedding(ones({4, 3}), tensor({{0, 2.5f}})), std::invalid_argument,
+                        says("[embedding]", {"index 2.5 is not a whole number", "(4, 3)"}));
+  BOOST_CHECK_EXCEPTION(embedding(ones({4, 3}), tensor({NAN})), std::invalid_argument,
+                        says("[embedding]", {"index nan is not a whole number"}));
+  BOOST_CHECK_EXCEPTION(embedding(ones({4, 3}), tensor({1e30f})), std::invalid_argument,
+                        says("[embedding]", {"out of range [0, 4)"}));
+  BOOST_CHECK_EXCEPTION(softmax_cross_entropy(ones({2, 3}), tensor({0.0f, 1.5f})), std::invalid_argument,
+                        says("[softmax_cross_entropy]", {"label 1.5 at index 1 is not a whole number"}));
   BOOST_CHECK_EXCEPTION(index_select(x, 0, ones({2, 2})), std::invalid_argument,
                         says("[index_select]", {"1-D", "(2, 2)"}));
   BOOST_CHECK_EXCEPTION(embedding(ones({4, 3}), tensor({{0, 7}})), std::invalid_argument,
@@ -212,8 +221,17 @@ BOOST_AUTO_TEST_CASE(bad_arguments) {
   Tensor b;
   BOOST_CHECK_EXCEPTION(linear_default_init_(v, b), std::invalid_argument, says("[linear_default_init_]", {"(3,)"}));
   // An undefined handle (a default-constructed Tensor) is an error, not a crash.
-  BOOST_CHECK_EXCEPTION(ones({2}) + Tensor(), std::invalid_argument, says("[Tensor]", {"undefined"}));
-  BOOST_CHECK_EXCEPTION(matmul(Tensor(), ones({2, 2})), std::invalid_argument, says("[Tensor]", {"undefined"}));
+  // Inside an op it names the op (it used to say only "[Tensor] this tensor is undefined").
+  BOOST_CHECK_EXCEPTION(ones({2}) + Tensor(), std::invalid_argument, says("[add]", {"input tensor is undefined"}));
+  BOOST_CHECK_EXCEPTION(matmul(Tensor(), ones({2, 2})), std::invalid_argument,
+                        says("[matmul]", {"input tensor is undefined"}));
+  BOOST_CHECK_EXCEPTION(softmax(Tensor()), std::invalid_argument, says("[softmax]", {"undefined"}));
+  BOOST_CHECK_EXCEPTION(sum(Tensor()), std::invalid_argument, says("[sum]", {"undefined"}));
+  BOOST_CHECK_EXCEPTION(max(Tensor()), std::invalid_argument, says("[max]", {"undefined"}));
+  BOOST_CHECK_EXCEPTION(stack({ones({2}), Tensor()}, 0), std::invalid_argument, says("[stack]", {"undefined"}));
+  BOOST_CHECK_EXCEPTION(reshape(Tensor(), {2}), std::invalid_argument, says("[reshape]", {"undefined"}));
+  // After the op has returned, the next error outside any op is the Tensor's own again.
+  BOOST_CHECK_EXCEPTION(Tensor().shape(), std::invalid_argument, says("[Tensor]", {"undefined"}));
 }
 
 BOOST_AUTO_TEST_CASE(non_finite_values_when_checks_are_on) {

@@ -5,6 +5,8 @@
 #include <stb/stb_image.h>
 
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -442,7 +444,7 @@ BOOST_AUTO_TEST_CASE(animator_prints_several_adds_at_one_x_once) {
   BOOST_REQUIRE(out);
   Animator animator("epoch", {"loss", "acc"}, {1, 2}, 2, scratch()("once.png"));
   animator.set_output(out, false);
-  animator.add(1, {0.5f, NAN});   // batch metrics ...
+  animator.add(1, {0.5f, std::nullopt});  // batch metrics ...
   animator.add(1, {0.4f, 0.7f});  // ... then the epoch's test metric at the same x
   animator.add(2, {0.3f, 0.8f});
   animator.finish();
@@ -461,7 +463,7 @@ BOOST_AUTO_TEST_CASE(animator_terminal_line_and_missing_values) {
   BOOST_REQUIRE(out);
   Animator animator("epoch", {"train loss", "test acc"}, {0, 2}, 2, scratch()("acc.png"));
   animator.set_output(out, true);
-  animator.add(0.5f, {0.9f, NAN});  // test acc only at epoch ends, like the book's None
+  animator.add(0.5f, {0.9f, std::nullopt});  // test acc only at epoch ends, like the book's None
   animator.add(1.0f, {0.7f, 0.6f});
   animator.add(2.0f, {0.5f, 0.8f});
   BOOST_CHECK_EQUAL(animator.series()[0].x.size(), 3u);
@@ -475,6 +477,36 @@ BOOST_AUTO_TEST_CASE(animator_terminal_line_and_missing_values) {
   std::fclose(out);
   BOOST_CHECK(all.find("\repoch 2/2, train loss 0.500, test acc 0.800") != std::string::npos);
   BOOST_CHECK(all.find("\nsaved ") != std::string::npos);  // the \r line was ended first
+}
+
+// A NaN loss used to be skipped like the book's None, so the progress line kept showing the
+// last finite loss. It is printed as it is, once with a note on how to find its source.
+BOOST_AUTO_TEST_CASE(animator_prints_a_nan_loss_and_says_how_to_find_it) {
+  std::FILE* out = std::tmpfile();
+  BOOST_REQUIRE(out);
+  Animator animator("epoch", {"loss"}, {1, 3}, 3, scratch()("nan.png"));
+  animator.set_output(out, false);
+  animator.add(1, {0.5f});
+  animator.add(2, {-std::numeric_limits<float>::quiet_NaN()});  // x86 makes negative NaNs
+  BOOST_CHECK_EQUAL(animator.last_line().rfind("epoch 2/3, loss nan, ", 0), 0u);
+  BOOST_TEST(animator.noted_non_finite());
+  animator.add(3, {std::numeric_limits<float>::infinity()});
+  BOOST_CHECK_EQUAL(animator.last_line().rfind("epoch 3/3, loss inf, ", 0), 0u);
+  animator.finish();
+  std::rewind(out);
+  std::vector<std::string> lines;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, out)) lines.push_back(buf);
+  std::fclose(out);
+  int notes = 0;
+  for (const std::string& l : lines) notes += l.rfind("note: ", 0) == 0;
+  BOOST_CHECK_EQUAL(notes, 1);  // once, at the first non-finite value
+  const std::string all = [&] { std::string a; for (const auto& l : lines) a += l; return a; }();
+  BOOST_TEST(all.find("note: loss is nan at epoch 2; rerun with D2L_CHECK_NUMERICS=1") != std::string::npos, all);
+  BOOST_TEST(all.find("epoch 2/3, loss nan") != std::string::npos, all);
+  BOOST_TEST(all.find("epoch 3/3, loss inf") != std::string::npos, all);
+  BOOST_CHECK_EQUAL(d2l::format_metric(-std::numeric_limits<double>::quiet_NaN()), "nan");
+  BOOST_CHECK_EQUAL(d2l::format_metric(0.25), "0.250");
 }
 
 BOOST_AUTO_TEST_CASE(heatmap_tool_success_and_errors) {
@@ -532,6 +564,57 @@ BOOST_AUTO_TEST_CASE(heatmap_tool_success_and_errors) {
   std::tie(rc, out) = run_capture(tool + " --help");
   BOOST_CHECK_EQUAL(rc, 0);
   BOOST_CHECK(out.find("--xlabel") != std::string::npos);
+}
+
+// Every numeric option is range-checked when it is read: 4294967496 wrapped to 200 in an int
+// and drew at 200 dpi; an overflowing --rows or a NaN figsize went through too.
+BOOST_AUTO_TEST_CASE(heatmap_tool_numeric_options_are_range_checked) {
+  const std::string tool = heatmap_tool();
+  BOOST_REQUIRE_MESSAGE(fs::exists(tool), tool << " is missing: run make (D2L_BUILD names the build dir)");
+  write_file(scratch()("eye2.txt"), "1 0\n0 1\n");
+  struct Case {
+    std::string args, says;
+  };
+  const std::vector<Case> cases = {
+      {"--dpi 4294967496", "error: [--dpi] must be in [10, 1200], got 4294967496"},
+      {"--dpi 99999999999999999999", "error: [--dpi] expects an integer in [10, 1200], got '99999999999999999999'"},
+      {"--dpi 0", "error: [--dpi] must be in [10, 1200], got 0"},
+      {"--dpi 2.5", "error: [--dpi] expects an integer in [10, 1200], got '2.5'"},
+      {"--rows -1", "error: [--rows] must be in [1, 100000], got -1"},
+      {"--figsize nan,2", "error: [--figsize] expects a number in [0.01, 100], got 'nan'"},
+      {"--figsize 2,1e39", "error: [--figsize] must be in [0.01, 100], got 1e39"},
+      {"--figsize 2", "error: [--figsize] needs W,H in inches"},
+  };
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT(c.args) {
+      const std::string png = scratch()("range.png");
+      fs::remove(png);
+      auto [rc, out] = run_capture(tool + " " + c.args + " --out " + png + " " + scratch()("eye2.txt"));
+      BOOST_CHECK_EQUAL(rc, 2);
+      BOOST_CHECK_MESSAGE(out.find(c.says) != std::string::npos, out);
+      BOOST_CHECK(!fs::exists(png));
+    }
+  }
+  auto [rc, out] = run_capture(tool + " --dpi 20 --figsize 2,1.5 --out " + scratch()("ok.png") + " " + scratch()("eye2.txt"));
+  BOOST_CHECK_EQUAL(rc, 0);
+  BOOST_CHECK_EQUAL(load(scratch()("ok.png")).width, 40);
+}
+
+// Values spanning -3e38..3e38 are finite floats whose range max - min overflows float to inf:
+// (v - min) / inf put every cell at 0, one colour. The scale is computed in double.
+BOOST_AUTO_TEST_CASE(heatmap_value_range_beyond_float) {
+  HeatmapGrid g{1, 1, 1, 3, {-3e38f, 0.0f, 3e38f}};
+  const HeatmapOptions opt = book_options();
+  const HeatmapLayout L = heatmap_layout(g, opt);
+  BOOST_TEST(L.vmin == -3e38f);
+  BOOST_TEST(L.vmax == 3e38f);
+  BOOST_TEST(std::isfinite(L.vmax - L.vmin));
+  show_heatmaps(g, opt, scratch()("huge.png"));
+  const Image im = load(scratch()("huge.png"));
+  const Box& a = L.axes[0];
+  CHECK_COLOR(im.at(a.x0 + 0.5f * L.cell, a.cy()), colormap("Reds", 0.0f), 2);
+  CHECK_COLOR(im.at(a.x0 + 1.5f * L.cell, a.cy()), colormap("Reds", 0.5f), 2);
+  CHECK_COLOR(im.at(a.x0 + 2.5f * L.cell, a.cy()), colormap("Reds", 1.0f), 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -39,6 +39,15 @@ BOOST_AUTO_TEST_CASE(plain_rows_and_blank_lines) {
              {1, 2, 3, 4, 5, 6, 7, 8});
 }
 
+// A byte-order mark made the first value "not a number"; a lone '\r' (old Mac line ends) joined
+// two rows into one row of four values.
+BOOST_AUTO_TEST_CASE(byte_order_mark_and_lone_carriage_returns) {
+  check_grid(d2l::parse_heatmap_text("\xEF\xBB\xBF" "1 2\r\n3 4\r\n", "in.txt"), {1, 1, 2, 2}, {1, 2, 3, 4});
+  check_grid(d2l::parse_heatmap_text("1 2\r3 4\r\r5 6\r7 8\r", "in.txt"), {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  check_grid(d2l::parse_heatmap_text("\xEF\xBB\xBFtensor([[1., 2.],\r\n [3., 4.]])", "in.txt"), {1, 1, 2, 2},
+             {1, 2, 3, 4});
+}
+
 BOOST_AUTO_TEST_CASE(form_feed_and_vertical_tab_lines_are_blank) {
   // `istream >> token` skips \f and \v, so a line of them holds no values: it separates
   // matrices like an empty line, and is never read as a row of 0 values.

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/container.h"
 #include "core/module.h"
 #include "layers/attention_scoring_functions.h"
 #include "layers/bahdanau_attention.h"
@@ -225,13 +226,12 @@ class WithSettings : public d2l::Module {
 };
 
 // nn.Sequential(nn.LayerNorm(2), nn.Linear(3, 4)).
+// Built with core/container.h's Sequential, which owns its modules and numbers them.
 struct NormThenLinear {
-  d2l::LayerNorm ln{2};
-  d2l::Linear lin{3, 4};
   d2l::Sequential seq;
   NormThenLinear() {
-    seq.add_module("0", ln);
-    seq.add_module("1", lin);
+    seq.add<d2l::LayerNorm>(2);
+    seq.add<d2l::Linear>(3, 4);
   }
 };
 

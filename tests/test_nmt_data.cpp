@@ -200,6 +200,44 @@ BOOST_AUTO_TEST_CASE(error_empty_corpus) {
                         message_has({"[tokenize_nmt]", g.path, "empty corpus"}));
 }
 
+// A file saved by a Windows editor: a byte-order mark first and "\r\n" line ends. Before
+// read_data_nmt normalised them, '\r' stuck to every French sentence's last token ("!\r") and
+// the mark to the first English word, so vocabularies, translations and BLEU changed.
+BOOST_AUTO_TEST_CASE(crlf_and_byte_order_mark_do_not_stick_to_tokens) {
+  const std::string lf = "Go.\tVa !\nGo!\tVa !\nHi.\tSalut !\nRun!\tCours\u202f!\nRun.\tCours.\n";
+  std::string crlf = "\xEF\xBB\xBF";
+  for (char c : lf) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  std::string cr = lf;  // old Mac line ends: a lone '\r', which Python's text mode also splits on
+  for (char& c : cr) if (c == '\n') c = '\r';
+  TempFile plain(lf, "lf"), windows(crlf, "crlf"), mac(cr, "cr");
+  BOOST_TEST(d2l::read_data_nmt(windows.path) == lf);
+  BOOST_TEST(d2l::read_data_nmt(mac.path) == lf);
+  const d2l::NmtData want = d2l::load_data_nmt(2, 6, 600, plain.path);
+  for (const std::string& path : {windows.path, mac.path}) {
+    BOOST_TEST_CONTEXT(path) {
+      const d2l::NmtData got = d2l::load_data_nmt(2, 6, 600, path);
+      BOOST_TEST(got.src_vocab.idx_to_token() == want.src_vocab.idx_to_token(), tt::per_element());
+      BOOST_TEST(got.tgt_vocab.idx_to_token() == want.tgt_vocab.idx_to_token(), tt::per_element());
+      BOOST_TEST(got.src.array == want.src.array, tt::per_element());
+      BOOST_TEST(got.tgt.array == want.tgt.array, tt::per_element());
+    }
+  }
+  // The unit itself: a mark only at the very start is dropped; "\r\n" and lone "\r" end lines.
+  BOOST_TEST(d2l::normalize_text("\xEF\xBB\xBF" "a\r\nb\rc\n\r\n") == "a\nb\nc\n\n");
+  BOOST_TEST(d2l::normalize_text("a\xEF\xBB\xBF") == "a\xEF\xBB\xBF");
+}
+
+// A file of tabs used to be a corpus of empty sentences (the book keeps '' as a token) that
+// trained without complaint; a side without a word is now an error naming the line.
+BOOST_AUTO_TEST_CASE(error_file_of_only_tabs) {
+  TempFile tabs("\t\n\t\n\t\n", "tabs");
+  BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 8, 600, tabs.path), std::invalid_argument,
+                        message_has({"[tokenize_nmt]", tabs.path + ":1:", "english side", "holds no word"}));
+  TempFile half("Go.\tVa !\nHi.\t  \n", "half");
+  BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 8, 600, half.path), std::invalid_argument,
+                        message_has({"[tokenize_nmt]", half.path + ":2:", "french side", "holds no word"}));
+}
+
 BOOST_AUTO_TEST_CASE(error_num_steps_and_batch_size) {
   TempFile f("Go.\tVa !\n", "steps");
   BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 0, 600, f.path), std::invalid_argument,

@@ -160,6 +160,24 @@ BOOST_AUTO_TEST_CASE(reader_follows_the_header_not_the_file_name) {
   BOOST_TEST(t.premises == std::vector<std::string>{"a b"}, boost::test_tools::per_element());
 }
 
+// Both formats saved by a Windows editor (byte-order mark, "\r\n") read to exactly the
+// examples of the plain files: no '\r' on the last column, no mark on the header's first name.
+BOOST_AUTO_TEST_CASE(crlf_and_byte_order_mark_in_both_formats) {
+  TempDir tmp("snli");
+  auto windows = [](const std::string& text) {
+    std::string out = "\xEF\xBB\xBF";
+    for (char c : text) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    return out;
+  };
+  for (const std::string& text : {official_snippet(), export_snippet()}) {
+    const SNLIData want = d2l::read_snli(tmp.write("plain.txt", text), true);
+    const SNLIData got = d2l::read_snli(tmp.write("windows.txt", windows(text)), true);
+    BOOST_TEST(got.premises == want.premises, boost::test_tools::per_element());
+    BOOST_TEST(got.hypotheses == want.hypotheses, boost::test_tools::per_element());
+    BOOST_TEST(got.labels == want.labels, boost::test_tools::per_element());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(export_label_mapping) {
   TempDir tmp("snli");
   const SNLIData d = d2l::read_snli(
@@ -575,6 +593,18 @@ BOOST_AUTO_TEST_CASE(glove_reader_and_unknown_zeros) {
   const d2l::TokenEmbedding f(tmp.write("ft.vec", "2 2\na 1 2\nb 3 4\n"));
   BOOST_TEST(f.size() == 3);
   BOOST_TEST(f.lookup({"b"}) == (std::vector<float>{3.0f, 4.0f}), boost::test_tools::per_element());
+}
+
+// A GloVe file with a byte-order mark and "\r\n" line ends: before the reader dropped the
+// mark, the first word was "\xEF\xBB\xBFthe" and "the" looked up the '<unk>' zeros.
+BOOST_AUTO_TEST_CASE(glove_byte_order_mark_and_crlf) {
+  TempDir tmp("snli");
+  const d2l::TokenEmbedding e(tmp.write("bom.txt", "\xEF\xBB\xBFthe 1 2\r\nman 3 4\r\n"));
+  BOOST_TEST(e.idx_to_token == (std::vector<std::string>{"<unk>", "the", "man"}), boost::test_tools::per_element());
+  BOOST_TEST(e.lookup({"the", "man"}) == (std::vector<float>{1, 2, 3, 4}), boost::test_tools::per_element());
+  // A file of tabs holds no vectors: an error, not an empty table.
+  BOOST_CHECK_EXCEPTION(d2l::TokenEmbedding(tmp.write("tabs.txt", "\t\t\n\t\n")), std::invalid_argument,
+                        message_has({"[TokenEmbedding]", "tabs.txt", "no vectors"}));
 }
 
 BOOST_AUTO_TEST_CASE(glove_errors_name_file_and_line) {

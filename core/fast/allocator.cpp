@@ -44,6 +44,9 @@ int size_class(size_t bytes) {
 }  // namespace
 
 float* allocate_floats(size_t n) {
+  // Beyond the largest class there is no free list to index (nor that much memory): the
+  // caller (core/tensor.cpp) turns the bad_alloc into an error naming the tensor.
+  if (n > (kAlign << (kClasses - 1)) / sizeof(float)) throw std::bad_alloc();
   const int c = size_class(n * sizeof(float));
   Pool& P = pool();
   {

@@ -151,7 +151,8 @@ void unary_forward(float* y, const float* x, int64_t n, Unary f, float s) {
     case Unary::tanh: return map(y, x, n, [](float v) { return 1.0f - 2.0f / (fast_exp(2.0f * v) + 1.0f); });
     // 1 / (1 + e^{-x}) with fast_exp: e^{-x} overflows to inf for x < -88, giving 0.
     case Unary::sigmoid: return map(y, x, n, [](float v) { return 1.0f / (1.0f + fast_exp(-v)); });
-    case Unary::relu: return map(y, x, n, [](float v) { return v > 0 ? v : 0.0f; });
+    // NaN stays NaN, as in PyTorch and the reference tier (still one compare-and-blend).
+    case Unary::relu: return map(y, x, n, [](float v) { return v > 0 || v != v ? v : 0.0f; });
     case Unary::sin: return map(y, x, n, [](float v) { return std::sin(v); });
     case Unary::cos: return map(y, x, n, [](float v) { return std::cos(v); });
   }

@@ -2,6 +2,7 @@
 // fresh 64-byte-aligned block, handed back when its tensor dies. (The fast tier keeps freed
 // blocks for reuse instead: core/fast/allocator.cpp.)
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -15,6 +16,9 @@ std::atomic<uint64_t> requests{0};  // tensors may be created on any thread
 
 float* allocate_floats(size_t n) {
   ++requests;
+  // So large that the byte count below would wrap around to a small block: refuse it (the
+  // caller, core/tensor.cpp, turns the bad_alloc into an error naming the tensor).
+  if (n > (SIZE_MAX - 64) / sizeof(float)) throw std::bad_alloc();
   const size_t bytes = (n * sizeof(float) + 63) / 64 * 64;  // aligned_alloc needs a multiple of 64
   void* p = std::aligned_alloc(64, bytes ? bytes : 64);
   if (!p) throw std::bad_alloc();

@@ -16,6 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     D2L_FUZZ_CHECK(static_cast<int64_t>(e.idx_to_vec.size()) == e.size() * d);
     for (int64_t k = 0; k < d; ++k) D2L_FUZZ_CHECK(e.idx_to_vec[k] == 0.0f);
     for (float v : e.idx_to_vec) D2L_FUZZ_CHECK(std::isfinite(v));
+    // Neither a byte-order mark nor a carriage return sticks to a word.
+    D2L_FUZZ_CHECK(e.idx_to_token[1].compare(0, 3, "\xEF\xBB\xBF") != 0);
+    for (const std::string& t : e.idx_to_token) D2L_FUZZ_CHECK(t.find('\r') == std::string::npos);
     const std::vector<std::string> probe = {e.idx_to_token.back(), "\x01no such token\x01"};
     const std::vector<float> rows = e.lookup(probe);
     D2L_FUZZ_CHECK(static_cast<int64_t>(rows.size()) == 2 * d);

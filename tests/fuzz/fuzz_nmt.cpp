@@ -17,6 +17,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     d2l::validate_utf8(pre, "<preprocessed>", 1);
     const d2l::TokenizedNmt tok = d2l::tokenize_nmt(pre, 0, path);
     D2L_FUZZ_CHECK(!tok.source.empty() && tok.source.size() == tok.target.size());
+    // "\r\n" and lone "\r" line ends and a leading byte-order mark never reach a token.
+    D2L_FUZZ_CHECK(text.find('\r') == std::string::npos && text.compare(0, 3, "\xEF\xBB\xBF") != 0);
+    for (const auto* side : {&tok.source, &tok.target})
+      for (const auto& line : *side) {
+        bool word = false;
+        for (const std::string& t : line) word = word || !t.empty();
+        D2L_FUZZ_CHECK(word);  // a side without a word is refused
+      }
     const std::vector<std::string> reserved = {"<pad>", "<bos>", "<eos>"};
     const d2l::Vocab src_vocab(tok.source, 2, reserved);
     const int64_t num_steps = 4;

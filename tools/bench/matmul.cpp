@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/kernels.h"
+#include "tools/cli/cli_args.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -57,7 +58,8 @@ void set_threads(int t) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// A function try block: an out-of-range --threads or --n ends with the option named, exit 2.
+int main(int argc, char** argv) try {
   bool quick = false;
   int64_t only_n = 0;
   std::vector<int> thread_counts = {1, 2};
@@ -66,9 +68,9 @@ int main(int argc, char** argv) {
     if (a == "--quick") {
       quick = true;
     } else if (a.rfind("--threads=", 0) == 0) {
-      thread_counts = {std::stoi(a.substr(10))};
+      thread_counts = {static_cast<int>(d2l::parse_int_option("threads", a.substr(10), 1, 1024))};
     } else if (a.rfind("--n=", 0) == 0) {
-      only_n = std::stoll(a.substr(4));
+      only_n = d2l::parse_int_option("n", a.substr(4), 1, 16384);
     } else {
       std::printf("usage: %s [--quick] [--threads=T] [--n=N]\n  times the matmul kernel vs OpenBLAS sgemm, n = 64..2048\n",
                   argv[0]);
@@ -141,4 +143,7 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+} catch (const d2l::UsageError& e) {
+  std::fprintf(stderr, "error: %s\n", e.what());
+  return 2;
 }

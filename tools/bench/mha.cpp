@@ -8,24 +8,28 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/multihead_attention.h"
 #include "tools/bench/bench_util.h"
+#include "tools/cli/cli_args.h"
 
 using namespace d2l;
 
 int main(int argc, char** argv) {
   int threads = 2, reps = 50;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--quick")) reps = 5;
-    else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--reps N] [--quick]\n", argv[0]);
-      return 2;
+  try {  // numbers are range-checked (tools/cli/cli_args.h), never wrapped by atoi
+    for (int i = 1; i < argc; ++i) {
+      if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = static_cast<int>(parse_int_option("threads", argv[++i], 1, 1024));
+      else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = static_cast<int>(parse_int_option("reps", argv[++i], 1, 1000000));
+      else if (!std::strcmp(argv[i], "--quick")) reps = 5;
+      else throw UsageError(std::string("unknown argument '") + argv[i] + "'");
     }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s\nusage: %s [--threads N] [--reps N] [--quick]\n", e.what(), argv[0]);
+    return 2;
   }
   bench::set_threads(threads);
   manual_seed(0);

@@ -34,6 +34,7 @@
 #include "layers/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tools/bench/bench_util.h"  // set_threads
+#include "tools/cli/cli_args.h"
 #include "tools/train/train_seq2seq.h"
 
 using namespace d2l;
@@ -132,19 +133,24 @@ int main(int argc, char** argv) {
   int64_t epochs = 5;
   uint64_t seed = 0;
   bool large = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (a == "--threads" && has_value) threads = std::atoi(argv[++i]);
-    else if (a == "--reps" && has_value) reps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--epochs" && has_value) epochs = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--seed" && has_value) seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--no-large") large = false;
-    else if (a == "--quick") reps = 2, epochs = 2;
-    else {
-      std::fprintf(stderr, "usage: seq2seq [--threads N] [--reps N] [--epochs N] [--seed N] [--no-large] [--quick]\n");
-      return a == "--help" || a == "-h" ? 0 : 2;
+  const char* usage = "usage: seq2seq [--threads N] [--reps N] [--epochs N] [--seed N] [--no-large] [--quick]\n";
+  try {  // numbers are range-checked (tools/cli/cli_args.h), never wrapped by atoi
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      const bool has_value = i + 1 < argc;
+      if (a == "--threads" && has_value) threads = static_cast<int>(d2l::parse_int_option("threads", argv[++i], 0, 1024));
+      else if (a == "--reps" && has_value) reps = static_cast<int>(d2l::parse_int_option("reps", argv[++i], 1, 1000000));
+      else if (a == "--epochs" && has_value) epochs = d2l::parse_int_option("epochs", argv[++i], 1, 100000);
+      else if (a == "--seed" && has_value)
+        seed = static_cast<uint64_t>(d2l::parse_int_option("seed", argv[++i], 0, std::numeric_limits<int64_t>::max()));
+      else if (a == "--no-large") large = false;
+      else if (a == "--quick") reps = 2, epochs = 2;
+      else if (a == "--help" || a == "-h") return std::fputs(usage, stdout), 0;
+      else throw d2l::UsageError("unknown argument '" + a + "'");
     }
+  } catch (const d2l::UsageError& e) {
+    std::fprintf(stderr, "error: %s\n%s", e.what(), usage);
+    return 2;
   }
   if (threads > 0) bench::set_threads(threads);
   if (large) bench_large(reps);

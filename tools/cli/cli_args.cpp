@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #ifdef _OPENMP
@@ -13,6 +14,7 @@
 #endif
 
 #include "core/files.h"
+#include "core/check.h"
 #include "core/random.h"
 #include "tools/figures/figures.h"
 
@@ -31,8 +33,9 @@ void CliArgs::add_int(const std::string& name, int64_t value, const std::string&
                       std::optional<int64_t> max) {
   Option o(name, help, Kind::Int);
   o.i = value;
-  if (min) o.min = static_cast<double>(*min);
-  if (max) o.max = static_cast<double>(*max);
+  o.imin = min.value_or(std::numeric_limits<int64_t>::min());
+  o.imax = max.value_or(std::numeric_limits<int64_t>::max());
+  check_default(o, o.imin <= value && value <= o.imax);
   add(std::move(o));
 }
 
@@ -40,8 +43,9 @@ void CliArgs::add_float(const std::string& name, double value, const std::string
                         std::optional<double> max) {
   Option o(name, help, Kind::Float);
   o.f = value;
-  o.min = min;
-  o.max = max;
+  o.fmin = min.value_or(-std::numeric_limits<double>::max());
+  o.fmax = max.value_or(std::numeric_limits<double>::max());
+  check_default(o, o.fmin <= value && value <= o.fmax);
   add(std::move(o));
 }
 
@@ -70,37 +74,55 @@ const CliArgs::Option& CliArgs::find(const std::string& name, Kind kind) const {
   throw std::logic_error("[CliArgs] option --" + name + " was never declared");
 }
 
-// Parses the whole text as a number (strtoll/strtod stop at the first bad character, so
-// "5x" and "" are caught by checking where they stopped), then checks the range.
-void CliArgs::set(Option& o, const std::string& text) {
-  const std::string who = "[--" + o.name + "] ";
+namespace {
+
+std::string range_str(double min, double max) {
+  std::ostringstream os;
+  os << '[' << min << ", " << max << ']';
+  return os.str();
+}
+
+std::string range_str(int64_t min, int64_t max) {
+  return "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
+}  // namespace
+
+// strtoll/strtod stop at the first bad character, so "5x" and "" are caught by checking
+// where they stopped, and they report a value beyond the type (int64_t, or a double beyond
+// ±1.8e308) as ERANGE instead of wrapping it.
+int64_t parse_int_option(const std::string& name, const std::string& text, int64_t min, int64_t max) {
+  const std::string who = "[--" + name + "] ";
   char* end = nullptr;
   errno = 0;
-  double v = 0;
-  long long n = 0;
-  if (o.kind == Kind::Int) {
-    n = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || errno == ERANGE)
-      throw UsageError(who + "expects an integer, got '" + text + "'");
-    v = static_cast<double>(n);
-  } else if (o.kind == Kind::Float) {
-    v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-      throw UsageError(who + "expects a number, got '" + text + "'");
-  } else {
-    o.s = text;
-    o.given = true;
-    return;
-  }
-  auto num = [&](double x) {
-    std::ostringstream os;
-    os << x;
-    return os.str();
-  };
-  if (o.min && v < *o.min) throw UsageError(who + "must be >= " + num(*o.min) + ", got " + text);
-  if (o.max && v > *o.max) throw UsageError(who + "must be <= " + num(*o.max) + ", got " + text);
-  if (o.kind == Kind::Int) o.i = n;
-  else o.f = v;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE)
+    throw UsageError(who + "expects an integer in " + range_str(min, max) + ", got '" + text + "'");
+  if (n < min || n > max) throw UsageError(who + "must be in " + range_str(min, max) + ", got " + text);
+  return n;
+}
+
+double parse_float_option(const std::string& name, const std::string& text, double min, double max) {
+  const std::string who = "[--" + name + "] ";
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  // ERANGE also flags underflow ("1e-400"), which is a number, just too small to hold: it
+  // is refused as well, rather than quietly read as 0.
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    throw UsageError(who + "expects a number in " + range_str(min, max) + ", got '" + text + "'");
+  if (v < min || v > max) throw UsageError(who + "must be in " + range_str(min, max) + ", got " + text);
+  return v;
+}
+
+void CliArgs::check_default(const Option& o, bool in_range) {
+  if (!in_range) throw std::logic_error("[CliArgs] option --" + o.name + ": the default is outside its range");
+}
+
+void CliArgs::set(Option& o, const std::string& text) {
+  if (o.kind == Kind::Int) o.i = parse_int_option(o.name, text, o.imin, o.imax);
+  else if (o.kind == Kind::Float) o.f = parse_float_option(o.name, text, o.fmin, o.fmax);
+  else o.s = text;
   o.given = true;
 }
 
@@ -204,6 +226,11 @@ int run_reporting_errors(const std::function<int()>& body) {
   std::string error;
   try {
     status = body();
+  } catch (const OutOfMemory& e) {  // names the tensor's op, shape and bytes
+    error = e.what();
+  } catch (const std::bad_alloc& e) {  // some other allocation: what() says only "std::bad_alloc"
+    error = std::string("out of memory (") + e.what() +
+            " outside the tensors; a smaller batch size or corpus needs less)";
   } catch (const std::exception& e) {
     error = e.what();
   }

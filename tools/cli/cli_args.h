@@ -23,8 +23,11 @@
 // Options are written `--name value` or `--name=value`; flags (add_flag) take no value.
 // --help prints the usage and exits 0; an unknown option, a missing or malformed value, or
 // one out of range prints "error: ..." and the usage to stderr and exits 2, e.g.
-//   error: [--epochs] must be >= 0, got -1
-// parse() does the same checks but throws UsageError, for tests.
+//   error: [--epochs] must be in [1, 100000], got -1
+// Every numeric option has a range: the one declared, else every int64_t (every finite
+// double), so a value that overflows ("--seed 99999999999999999999") is refused with the
+// range too, never wrapped or clamped. parse() does the same checks but throws UsageError,
+// for tests.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -41,6 +44,14 @@ namespace d2l {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The parsing every numeric option goes through (CliArgs, and programs with their own
+// command line, such as build/tools/heatmap): the whole text must be a number in [min, max].
+// Throws UsageError "[--name] expects an integer in [min, max], got 'text'" for text that is
+// not one (empty, "5x", "1e3" for an integer) or overflows the type, and "[--name] must be in
+// [min, max], got text" for a number outside the range.
+int64_t parse_int_option(const std::string& name, const std::string& text, int64_t min, int64_t max);
+double parse_float_option(const std::string& name, const std::string& text, double min, double max);
 
 class CliArgs {
  public:
@@ -74,16 +85,16 @@ class CliArgs {
     Option(std::string n, std::string h, Kind k) : name(std::move(n)), help(std::move(h)), kind(k) {}
     std::string name, help;
     Kind kind;
-    int64_t i = 0;
-    double f = 0;
+    int64_t i = 0, imin = 0, imax = 0;  // Int: value and range
+    double f = 0, fmin = 0, fmax = 0;    // Float: value and range
     std::string s, metavar;
     bool flag = false, given = false;
-    std::optional<double> min, max;  // int ranges are exact in double up to 2^53
   };
   Option& find(const std::string& name, const char* caller);
   const Option& find(const std::string& name, Kind kind) const;
   void add(Option o);
   void set(Option& o, const std::string& text);
+  static void check_default(const Option& o, bool in_range);
 
   std::string program_, description_;
   std::vector<Option> options_;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli/cli_args.h"
 #include "tools/figures/figures.h"
 #include "tools/figures/heatmap_text.h"
 
@@ -36,17 +37,16 @@ const char* kUsage =
     "  --title TEXT         a column title; repeat once per column (Head 1, Head 2, ...)\n"
     "  --cmap NAME          Reds (default) or Blues\n"
     "  --out PATH           the PNG to write (default out/heatmap.png)\n"
-    "  --figsize W,H        inches (default 2.5,2.5)\n"
-    "  --dpi N              pixels per inch (default 200)\n"
-    "  --rows R             arrange the matrices in R rows (default 1, or a 4-D tensor's rows)\n"
+    "  --figsize W,H        inches, each in [0.01, 100] (default 2.5,2.5)\n"
+    "  --dpi N              pixels per inch, in [10, 1200] (default 200)\n"
+    "  --rows R             arrange the matrices in R rows, in [1, 100000] (default 1, or a 4-D\n"
+    "                       tensor's rows)\n"
     "  --xticklabels WORDS  space-separated words for the columns of each matrix\n"
     "  --yticklabels WORDS  space-separated words for the rows of each matrix\n"
     "  --help               this text\n"
     "example: build/tools/heatmap --xlabel Keys --ylabel Queries --out out/eye.png weights.txt\n";
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using d2l::UsageError;
 
 std::string read_input(const std::string& path) {
   if (path == "-") {
@@ -68,12 +68,11 @@ std::vector<std::string> words(const std::string& s) {
   return out;
 }
 
-int64_t parse_int(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
-  const long n = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n <= 0) throw UsageError(flag + " needs a positive integer, got '" + v + "'");
-  return n;
-}
+// The ranges show_heatmaps accepts (figure_pixels in tools/figures/figures.cpp), checked
+// here already so a value is refused with the option's name before any work: a dpi of
+// 4294967496 used to wrap around to 200 in a 32-bit int and draw at 200 dpi.
+constexpr int64_t kMinDpi = 10, kMaxDpi = 1200, kMaxRows = 100000;
+constexpr double kMinInches = 0.01, kMaxInches = 100;
 
 int run(int argc, char** argv) {
   d2l::HeatmapOptions opt;
@@ -93,16 +92,16 @@ int run(int argc, char** argv) {
       else if (arg == "--title") opt.titles.push_back(value);
       else if (arg == "--cmap") opt.cmap = value;
       else if (arg == "--out") out = value;
-      else if (arg == "--dpi") opt.dpi = static_cast<int>(parse_int(arg, value));
-      else if (arg == "--rows") rows = parse_int(arg, value);
+      else if (arg == "--dpi") opt.dpi = static_cast<int>(d2l::parse_int_option("dpi", value, kMinDpi, kMaxDpi));
+      else if (arg == "--rows") rows = d2l::parse_int_option("rows", value, 1, kMaxRows);
       else if (arg == "--xticklabels") opt.xticklabels = words(value);
       else if (arg == "--yticklabels") opt.yticklabels = words(value);
       else if (arg == "--figsize") {
-        float w = 0, h = 0;
-        char extra = 0;
-        if (std::sscanf(value.c_str(), "%f,%f%c", &w, &h, &extra) != 2)
-          throw UsageError("--figsize needs W,H in inches, e.g. 2.5,2.5; got '" + value + "'");
-        opt.figsize = {w, h};
+        const size_t comma = value.find(',');
+        if (comma == std::string::npos)
+          throw UsageError("[--figsize] needs W,H in inches, e.g. 2.5,2.5; got '" + value + "'");
+        opt.figsize = {static_cast<float>(d2l::parse_float_option("figsize", value.substr(0, comma), kMinInches, kMaxInches)),
+                       static_cast<float>(d2l::parse_float_option("figsize", value.substr(comma + 1), kMinInches, kMaxInches))};
       } else {
         throw UsageError("unknown option " + arg);
       }

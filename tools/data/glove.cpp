@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/check.h"
+#include "tools/data/text.h"
 
 namespace d2l {
 
@@ -32,11 +33,17 @@ TokenEmbedding::TokenEmbedding(const std::string& path) {
   int64_t lineno = 0;
   while (std::getline(in, line)) {
     ++lineno;
+    // A byte-order mark (Windows editors write one) would stick to the first word.
+    if (lineno == 1) strip_utf8_bom(line);
     // The book's line.rstrip().split(' '): trailing spaces, '\r' and '\n' go, and single
     // spaces separate the fields (two spaces in a row make an empty, non-numeric field).
     const size_t end = line.find_last_not_of(" \t\r\n\f\v");
     if (end == std::string::npos) continue;  // a blank line
     line.resize(end + 1);
+    // A '\r' left inside the line is a lone carriage return (old Mac line ends): it would
+    // glue two lines into one word or value.
+    check(line.find('\r') == std::string::npos, kOp, path, ":", lineno,
+          ": a carriage return inside the line (save the file with \\n or \\r\\n line ends)");
     // Fields are parsed in place: a 400k-line glove.6B file has 40M values, and a string
     // per field would cost more than the parsing.
     const size_t token_end = line.find(' ');

@@ -4,7 +4,8 @@
 //
 // Reads the GloVe text format, one `word v1 ... vd` per line, separated by single spaces
 // (glove.6B.100d.txt; fastText's .vec files too, whose first line "count dim" is skipped
-// as the book skips it). Index 0 is '<unk>' with the zero vector, so a token that is not
+// as the book skips it). A UTF-8 byte-order mark before the first word and "\r\n" line ends
+// are dropped. Index 0 is '<unk>' with the zero vector, so a token that is not
 // in the file looks up zeros: the book's unknown_idx = 0. Plain floats, no Tensor: the
 // chapter copies lookup(vocab.idx_to_token()) into its Embedding weight.
 #pragma once

@@ -35,10 +35,13 @@ DataSource resolve_nmt_data(const std::string& cli_path, const std::string& root
 }
 
 std::string read_data_nmt(const std::string& path) {
-  std::string text = read_text_file(
+  // The book opens the file with encoding='utf-8' in text mode, which turns "\r\n" into "\n"
+  // but keeps a byte-order mark on the first English word; normalize_text drops both, so a
+  // file saved by a Windows editor gives the same tokens as the original.
+  std::string text = normalize_text(read_text_file(
       path, "read_data_nmt",
       "run `make data` to download the book's fra-eng corpus into data/fra-eng/, or pass "
-      "--data PATH/TO/fra.txt (english<TAB>french, one pair a line)");
+      "--data PATH/TO/fra.txt (english<TAB>french, one pair a line)"));
   // Python's open(..., encoding='utf-8').read() would fail on the first bad byte; we
   // say which line holds it.
   int64_t line = 1;
@@ -87,6 +90,12 @@ TokenizedNmt tokenize_nmt(const std::string& text, int64_t num_examples, const s
           ": expected english<TAB>french, found no tab in \"", excerpt(line, 60), "\"");
     // Only lines with exactly two columns count, as in the book (len(parts) == 2).
     if (parts.size() == 2) {
+      // The book would keep a side without a word as the one token '' (a file of tabs is a
+      // corpus of empty sentences that trains without complaint); no real pair looks like that.
+      for (int side = 0; side < 2; ++side)
+        check(parts[side].find_first_not_of(' ') != std::string::npos, "tokenize_nmt", file, ":", i + 1,
+              ": the ", side == 0 ? "english" : "french", " side of \"", excerpt(line, 60),
+              "\" holds no word (english<TAB>french expected)");
       out.source.push_back(split(parts[0], ' '));
       out.target.push_back(split(parts[1], ' '));
     }

@@ -28,8 +28,10 @@ struct DataSource {
 };
 DataSource resolve_nmt_data(const std::string& cli_path = "", const std::string& root = ".");
 
-// The whole file as one string. A missing file throws, naming the path and how to get
-// the data (`make data` or --data). Every line must be valid UTF-8 (error: file:line).
+// The whole file as one string, with a UTF-8 byte-order mark dropped and "\r\n" (or a lone
+// "\r") turned into "\n" (text.h's normalize_text). A missing file throws, naming the path
+// and how to get the data (`make data` or --data). Every line must be valid UTF-8 (error:
+// file:line).
 std::string read_data_nmt(const std::string& path);
 
 // Lower-case (as Python's str.lower), U+202F and U+00A0 -> ' ', and a space before
@@ -40,7 +42,8 @@ std::string preprocess_nmt(const std::string& text);
 struct TokenizedNmt {
   TokenLines source, target;
 };
-// num_examples <= 0 means all lines. `file` only names the input in error messages.
+// num_examples <= 0 means all lines. `file` only names the input in error messages. A line
+// with a tab but no word on one side (e.g. a file of tabs) is an error naming file:line.
 TokenizedNmt tokenize_nmt(const std::string& text, int64_t num_examples = 0,
                           const std::string& file = "<text>");
 

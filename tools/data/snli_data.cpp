@@ -219,12 +219,12 @@ SNLIData read_snli(const std::string& path_or_dir, bool is_train) {
   auto next_line = [&]() {
     if (!std::getline(in, line)) return false;
     ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF files
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // "\r\n" line ends
     validate_utf8(line, file, lineno);
     return true;
   };
   check(next_line(), kOp, file, ": empty file, expected a header row");
-  if (line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);  // a UTF-8 byte order mark
+  strip_utf8_bom(line);  // a byte-order mark would hide the first column's name
 
   // Pick the format by the header row. The official file is never CSV-quoted (its
   // sentence1 column holds raw '"'), so only the export goes through split_quoted.

@@ -18,6 +18,28 @@ std::string read_text_file(const std::string& path, const char* op, const std::s
   return os.str();
 }
 
+bool strip_utf8_bom(std::string& s) {
+  if (s.compare(0, 3, "\xEF\xBB\xBF") != 0) return false;
+  s.erase(0, 3);
+  return true;
+}
+
+std::string normalize_text(std::string text) {
+  strip_utf8_bom(text);
+  if (text.find('\r') == std::string::npos) return text;  // the usual case: nothing to do
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out += text[i];
+    } else {
+      out += '\n';
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;  // "\r\n" is one line end
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // Number of bytes of the sequence starting at s[i] if it is well-formed, else 0.

@@ -15,6 +15,13 @@ namespace d2l {
 // "[op] cannot open 'path'" followed by `hint` (e.g. how to get the data).
 std::string read_text_file(const std::string& path, const char* op, const std::string& hint);
 
+// Text as Python's open(path, encoding='utf-8-sig').read() returns it: a leading UTF-8
+// byte-order mark (EF BB BF, which Windows editors put first) is dropped, and every line end
+// "\r\n" or lone "\r" becomes "\n" (Python's universal newlines). Without this a file saved
+// on Windows leaves '\r' on the last token of each line and the mark on the first token.
+std::string normalize_text(std::string text);
+bool strip_utf8_bom(std::string& s);  // drops a leading EF BB BF; true if there was one
+
 // Throws "[validate_utf8] file:line: invalid UTF-8 at byte B (0x..)" unless `s` is
 // well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF), the same
 // set Python's utf-8 decoder accepts. `line` is 1-based, as editors show it.

@@ -10,6 +10,19 @@
 
 namespace d2l {
 
+std::string format_metric(double value) {
+  if (std::isnan(value)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", value);
+  return buf;
+}
+
+std::string non_finite_note(const std::string& what, double value, const std::string& where) {
+  return "note: " + what + " is " + format_metric(value) + " at " + where +
+         "; rerun with D2L_CHECK_NUMERICS=1 to stop at the first op that makes a NaN or inf "
+         "(it names the op, its input shapes and the layer)";
+}
+
 Animator::Animator(std::string xlabel, std::vector<std::string> legend, std::pair<float, float> xlim,
                    int64_t total_epochs, std::string path, std::optional<std::pair<float, float>> ylim)
     : total_(total_epochs),
@@ -51,8 +64,7 @@ std::string Animator::progress_line(float x, const std::string& extra) const {
     if (s.y.empty()) continue;
     std::string name = s.label;
     if (name.empty()) name = (opt_.ylabel.empty() ? "value" : opt_.ylabel) + (series_.size() > 1 ? " " + std::to_string(i) : "");
-    std::snprintf(buf, sizeof buf, " %.3f", static_cast<double>(s.y.back()));
-    line += ", " + name + buf;
+    line += ", " + name + " " + format_metric(s.y.back());
   }
   if (!extra.empty()) line += ", " + extra;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -82,20 +94,23 @@ void Animator::emit_pending() {
   pending_.clear();
 }
 
-void Animator::add(float x, const std::vector<float>& ys, const std::string& extra) {
+void Animator::add(float x, const std::vector<std::optional<float>>& ys, const std::string& extra) {
   check(!finished_ && !progress_ended_, "Animator::add", "called after finish() or end_progress()");
   check(std::isfinite(x), "Animator::add", "x must be finite, got ", x);
   if (series_.empty()) series_.resize(ys.size());  // no legend: the first add fixes the count
   check(ys.size() == series_.size() && !ys.empty(), "Animator::add", "got ", ys.size(), " values for ",
         series_.size(), " series (one per legend entry)");
   for (size_t i = 0; i < ys.size(); ++i)
-    if (!std::isnan(ys[i])) {
+    if (ys[i]) {
       series_[i].x.push_back(x);
-      series_[i].y.push_back(ys[i]);
+      series_[i].y.push_back(*ys[i]);
     }
   last_line_ = progress_line(x, extra);
   if (tty_) {
-    show(last_line_, x >= total_);
+    bool non_finite = false;  // the first NaN or inf is shown at once, not throttled away
+    for (const auto& y : ys) non_finite = non_finite || (y && !std::isfinite(*y));
+    show(last_line_, x >= total_ || (non_finite && !noted_non_finite_));
+    note_non_finite(x, ys);
     return;
   }
   // Plain output: one line each time the run passes another tenth of total_epochs, from
@@ -109,6 +124,24 @@ void Animator::add(float x, const std::vector<float>& ys, const std::string& ext
   }
   pending_ = last_line_;
   pending_x_ = x;
+  note_non_finite(x, ys);
+}
+
+void Animator::note_non_finite(float x, const std::vector<std::optional<float>>& ys) {
+  for (size_t i = 0; i < ys.size() && !noted_non_finite_; ++i)
+    if (ys[i] && !std::isfinite(*ys[i])) {
+      noted_non_finite_ = true;
+      const Series& s = series_[i];
+      const std::string name = !s.label.empty() ? s.label : !opt_.ylabel.empty() ? opt_.ylabel : "a value";
+      char at[32];
+      std::snprintf(at, sizeof at, "%g", static_cast<double>(x));
+      // On a line of its own: a terminal's \r line is ended first.
+      if (line_open_) std::fputc('\n', out_);
+      line_open_ = false;
+      const std::string where = (opt_.xlabel.empty() ? std::string("x") : opt_.xlabel) + " " + at;
+      std::fprintf(out_, "%s\n", non_finite_note(name, *ys[i], where).c_str());
+      std::fflush(out_);
+    }
 }
 
 void Animator::end_progress() {

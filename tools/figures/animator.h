@@ -23,6 +23,14 @@
 
 namespace d2l {
 
+// The note printed once when a training metric is NaN or inf, e.g. "note: loss is nan at
+// epoch 3; rerun with D2L_CHECK_NUMERICS=1 ...": a NaN is never hidden behind the last
+// finite value, and the note says how to find the op that made it.
+std::string non_finite_note(const std::string& what, double value, const std::string& where);
+// A value for a progress or result line: "%.3f", but NaN always as "nan" (printf writes the
+// sign of a NaN, and x86 arithmetic makes negative ones: "-nan").
+std::string format_metric(double value);
+
 class Animator {
  public:
   // legend names the series (one value each in add); xlim as the book's xlim=[1, num_epochs];
@@ -35,9 +43,11 @@ class Animator {
 
   PlotOptions& options() { return opt_; }
   // One point per series at x (epochs, possibly fractional as the NLI chapter's
-  // epoch + (i + 1) / num_batches). NaN means "no value this time", like the book's None.
+  // epoch + (i + 1) / num_batches). std::nullopt means "no value this time", like the book's
+  // None. A NaN or inf is a value: the progress line prints it ("loss nan") and the first one
+  // adds a note on how to find the op that made it (D2L_CHECK_NUMERICS=1); the curve skips it.
   // `extra` is appended to the progress line, e.g. "4567.8 tokens/sec".
-  void add(float x, const std::vector<float>& ys, const std::string& extra = "");
+  void add(float x, const std::vector<std::optional<float>>& ys, const std::string& extra = "");
   // end_progress(), then draw(), then prints "saved <path>"; returns the path.
   std::string finish();
   // The two halves of finish(), for a trainer that saves its model between them (so a
@@ -51,6 +61,7 @@ class Animator {
 
   const std::vector<Series>& series() const { return series_; }
   std::string last_line() const { return last_line_; }
+  bool noted_non_finite() const { return noted_non_finite_; }  // the note has been printed
   // Where progress goes and whether it is a terminal (default stdout and isatty); tests
   // pass a temporary file.
   void set_output(std::FILE* out, bool tty);
@@ -59,6 +70,7 @@ class Animator {
   std::string progress_line(float x, const std::string& extra) const;
   void show(const std::string& line, bool force);  // terminal: rewrite the line
   void emit_pending();                              // plain: print the waiting line
+  void note_non_finite(float x, const std::vector<std::optional<float>>& ys);  // once per run
 
   PlotOptions opt_;
   int64_t total_;
@@ -68,6 +80,7 @@ class Animator {
   bool tty_;
   bool finished_ = false;
   bool progress_ended_ = false;
+  bool noted_non_finite_ = false;  // the D2L_CHECK_NUMERICS note is printed once
   bool line_open_ = false;   // terminal: a \r line is on screen without its newline
   bool shown_ = false;       // terminal: the latest add() is on screen
   std::string pending_;      // plain: the latest line, printed when its tenth is complete

@@ -70,7 +70,9 @@ struct HeatmapLayout {
   std::vector<Box> axes;          // rows * cols image areas, row-major; cells are square
   float cell = 0;                 // side of one matrix cell in pixels
   Box colorbar;                   // the colour strip, vmin at the bottom
-  float vmin = 0, vmax = 1;       // the colour scale over all matrices (finite values)
+  // The colour scale over all matrices (finite values). double: the span vmax - vmin of two
+  // finite floats can overflow float (-3e38..3e38), which painted every cell one colour.
+  double vmin = 0, vmax = 1;
   std::vector<double> colorbar_ticks;
   std::vector<Box> xlabels;       // under each bottom-row axes (empty box: no label)
   std::vector<Box> ylabels;       // left of each first-column axes

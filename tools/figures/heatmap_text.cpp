@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "tools/data/text.h"
 
 namespace d2l {
 namespace {
@@ -144,7 +145,10 @@ d2l::HeatmapGrid parse_tensor(const std::string& text, const std::string& name) 
 
 }  // namespace
 
-HeatmapGrid parse_heatmap_text(const std::string& text, const std::string& name) {
+HeatmapGrid parse_heatmap_text(const std::string& raw, const std::string& name) {
+  // A byte-order mark would make the first value "not a number", and a lone '\r' (old Mac
+  // line ends) would join two rows into one: normalise both away first.
+  const std::string text = normalize_text(raw);
   const size_t first = text.find_first_not_of(" \t\f\v\r\n");
   if (first == std::string::npos) throw std::runtime_error(name + ": empty input, no matrix to draw");
   if (text[first] == '[' || text.compare(first, 7, "tensor(") == 0) return parse_tensor(text, name);

@@ -13,7 +13,8 @@ namespace d2l {
 //                lines starting with '#' are comments.
 //   a tensor     as printed by PyTorch or our core formatter, "tensor([[0.1, 0.2], ...])":
 //                2-D is one matrix, 3-D (k, h, w) k columns, 4-D (rows, cols, h, w) the grid.
-// Bad input throws std::runtime_error "NAME:LINE: ..." (empty input, no numbers, a word
+// A UTF-8 byte-order mark and "\r\n" or "\r" line ends are accepted (tools/data/text.h's
+// normalize_text). Bad input throws std::runtime_error "NAME:LINE: ..." (empty input, no numbers, a word
 // that is not a number, ragged rows, matrices of different shapes, unclosed or too deeply
 // nested brackets).
 HeatmapGrid parse_heatmap_text(const std::string& text, const std::string& name);

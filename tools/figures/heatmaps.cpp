@@ -78,13 +78,13 @@ HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
   bool any = false;
   for (float v : g.values) {
     if (!std::isfinite(v)) { ++L.nonfinite; continue; }
-    L.vmin = any ? std::min(L.vmin, v) : v;
-    L.vmax = any ? std::max(L.vmax, v) : v;
+    L.vmin = any ? std::min(L.vmin, static_cast<double>(v)) : v;
+    L.vmax = any ? std::max(L.vmax, static_cast<double>(v)) : v;
     any = true;
   }
   if (!any) L.vmin = 0, L.vmax = 1;
   if (L.vmin == L.vmax) {  // a constant grid: a scale around the value, no 0/0
-    const float d = L.vmin == 0 ? 0.5f : 0.1f * std::fabs(L.vmin);
+    const double d = L.vmin == 0 ? 0.5 : 0.1 * std::fabs(L.vmin);
     L.vmin -= d;
     L.vmax += d;
   }
@@ -181,7 +181,7 @@ void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::s
   const FigureStyle st(opt.dpi, opt.fontsize, opt.tick_fontsize);
   Canvas c(L.width, L.height);
   auto color_of = [&](float v) {
-    return std::isfinite(v) ? colormap(opt.cmap, (v - L.vmin) / (L.vmax - L.vmin)) : kNonFiniteColor;
+    return std::isfinite(v) ? colormap(opt.cmap, static_cast<float>((v - L.vmin) / (L.vmax - L.vmin))) : kNonFiniteColor;
   };
 
   // Cells, nearest-neighbour like imshow: a pixel takes the cell under its centre.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -83,12 +84,12 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
         char speed[64];
         std::snprintf(speed, sizeof speed, "%.1f examples/sec", metric[2] * (epoch + 1 - first_epoch) / timer_sum);
         animator.add(epoch + static_cast<float>(i + 1) / num_batches,
-                     {static_cast<float>(metric[0] / metric[2]), static_cast<float>(metric[1] / metric[3]), NAN},
+                     {static_cast<float>(metric[0] / metric[2]), static_cast<float>(metric[1] / metric[3]), std::nullopt},
                      speed);
       }
     }
     test_acc = evaluate_accuracy(net, forward, test_iter);
-    animator.add(static_cast<float>(epoch + 1), {NAN, NAN, static_cast<float>(test_acc)});
+    animator.add(static_cast<float>(epoch + 1), {std::nullopt, std::nullopt, static_cast<float>(test_acc)});
   }
   animator.end_progress();
   // The model first (--save), then the figure: a figure that cannot be written must not
@@ -101,7 +102,8 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
   r.test_acc = test_acc;
   r.examples_per_sec = metric[2] * (num_epochs - first_epoch) / timer_sum;
   r.test_acc_by_epoch = animator.series()[2].y;
-  std::printf("loss %.3f, train acc %.3f, test acc %.3f\n", r.loss, r.train_acc, r.test_acc);
+  std::printf("loss %s, train acc %s, test acc %s\n", format_metric(r.loss).c_str(), format_metric(r.train_acc).c_str(),
+              format_metric(r.test_acc).c_str());
   std::printf("%.1f examples/sec on cpu\n", r.examples_per_sec);
   std::fflush(stdout);
   return r;

@@ -117,7 +117,11 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
   if (options.checkpoint) options.checkpoint->trained(net, optimizer, num_epochs, animator ? &*animator : nullptr);
   if (animator && !result.curve.empty()) write_figure(options.figure_path, [&] { animator->draw(); });
   if (options.print_result) {
-    std::printf("loss %.3f, %.1f tokens/sec on %s\n", result.loss, result.tokens_per_sec, device.c_str());
+    std::printf("loss %s, %.1f tokens/sec on %s\n", format_metric(result.loss).c_str(), result.tokens_per_sec,
+                device.c_str());
+    // Unless the Animator has, say how to find where a NaN came from.
+    if (!std::isfinite(result.loss) && !(animator && animator->noted_non_finite()))
+      std::printf("%s\n", non_finite_note("loss", result.loss, "epoch " + std::to_string(num_epochs)).c_str());
     std::fflush(stdout);
   }
   return result;
