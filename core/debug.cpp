@@ -1,16 +1,18 @@
-// core/debug.cpp — the trace, the profile, the numerics check, section names and the DOT
-// writer; the engine calls the first three through engine_hook (core/autograd.h).
+// core/debug.cpp — the trace, the profile, the numerics check and section names; the engine
+// calls them through engine_hook (core/autograd.h). The DOT writer is in core/debug_dot.cpp.
 #include "core/debug.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
-#include <unordered_map>
+
+#include "core/module.h"
 
 namespace d2l {
 namespace {
@@ -20,29 +22,60 @@ bool env_on(const char* name) {
   return v && *v && std::string(v) != "0";
 }
 
-bool g_trace = false, g_profile = false, g_check_numerics = false;
+int g_trace = 0;  // 0 off, 1 forward ops, 2 forward ops and backward steps
+bool g_profile = false, g_check_numerics = false, g_record_sections = false;
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+double ms_since(int64_t t0) { return static_cast<double>(now_ns() - t0) * 1e-6; }
 
-// --- the profile table: per op kind, calls and total forward/backward time ---------------
-struct ProfileRow {
+// The SectionScope labels open on this thread, outermost first. Kept as pointers to the
+// literals, so recording a path is a vector copy; the text is joined only when printed.
+using SectionPath = std::vector<const char*>;
+thread_local SectionPath g_sections;
+
+std::string path_str(const SectionPath& path) {
+  std::string s;
+  for (const char* label : path) s += (s.empty() ? "" : " > ") + std::string(label);
+  return s;
+}
+
+// --- the profile tables ----------------------------------------------------------------------
+struct OpRow {
   int64_t calls = 0, backward_calls = 0;
   double forward_ms = 0, backward_ms = 0;
 };
-std::map<std::string, ProfileRow>& profile_rows() {
+struct Profile {
+  std::map<std::string, OpRow> ops;          // per op kind
+  std::map<SectionPath, OpRow> layers;        // per exact section path (nesting added when printed)
+  std::map<std::string, OpRow> steps;         // ProfileRegion names: calls and forward_ms
+};
+Profile& profile() {
   // Never destroyed: the printer registered with atexit may run after statics die.
-  static auto* rows = new std::map<std::string, ProfileRow>();
-  return *rows;
+  static auto* p = new Profile();
+  return *p;
 }
 
-// The SectionScope labels open on this thread, outermost first.
-thread_local std::vector<const char*> g_sections;
+// A recorded op's backward closure, wrapped with what was known when the forward ran: its
+// section path, and whether the numerics check was on. recorded_section() and to_dot find
+// it in Node::backward_fn by its type.
+struct RecordedStep {
+  BackwardFn inner;
+  SectionPath section;
+  bool check_numerics;
+  void operator()(Node& y) const;  // the engine calls this only when every switch went off
+};
 
 std::string section_suffix(const std::string& section) {
   return section.empty() ? std::string() : " in section " + section;
+}
+
+// " (the parameter 'blks.0.ffn.dense1.weight')" for a registered weight, else "".
+std::string parameter_note(const Node* n) {
+  const std::string name = parameter_name(n);
+  return name.empty() ? std::string() : " (the parameter '" + name + "')";
 }
 
 int64_t first_non_finite(const float* p, int64_t n) {
@@ -52,8 +85,8 @@ int64_t first_non_finite(const float* p, int64_t n) {
 }
 
 // An op's output must be finite. On failure the message also says whether the bad value came
-// in through an input (fed from outside: the data, a parameter, an op run before the check
-// was on) or was created by this op (log of a negative, 0/0, exp overflow).
+// in through an input (a parameter, named; the data; an op run before the check was on) or
+// was created by this op (log of a negative, 0/0, exp overflow).
 void check_output(const char* op, const Node& y, const std::vector<NodePtr>& inputs) {
   const int64_t i = first_non_finite(y.data.get(), y.numel);
   if (i < 0) return;
@@ -63,17 +96,24 @@ void check_output(const char* op, const Node& y, const std::vector<NodePtr>& inp
   int64_t bad = -1, at = -1;
   for (size_t k = 0; k < inputs.size() && bad < 0; ++k)
     if (inputs[k] && (at = first_non_finite(inputs[k]->data.get(), inputs[k]->numel)) >= 0) bad = static_cast<int64_t>(k);
-  if (bad >= 0)
-    os << "input " << bad << " " << shape_str(inputs[bad]->shape) << " already holds " << inputs[bad]->data.get()[at]
-       << " at flat index " << at << " (made by '" << inputs[bad]->op
-       << "'): it came from outside the checked ops (the data, a parameter, or an op run before the check was on)";
-  else
+  if (bad < 0) {
     os << "its inputs are finite: the value was created by this op";
+  } else {
+    const Node* in = inputs[bad].get();
+    os << "input " << bad << " " << shape_str(in->shape) << parameter_note(in) << " already holds "
+       << in->data.get()[at] << " at flat index " << at;
+    if (!parameter_name(in).empty())
+      os << ": the weight itself is non-finite (an optimiser step or its initialisation made it so; a lower "
+            "learning rate or gradient clipping may help)";
+    else
+      os << " (made by '" << in->op
+         << "'): it came from outside the checked ops (the data, a parameter, or an op run before the check was on)";
+  }
   throw std::runtime_error(os.str());
 }
 
 // After an op's backward: the gradients it added into its inputs must be finite.
-void check_gradients(const char* op, const Node& y, const std::string& section) {
+void check_gradients(const char* op, const Node& y, const SectionPath& section) {
   for (size_t k = 0; k < y.inputs.size(); ++k) {
     const Node* in = y.inputs[k].get();
     if (!in || !in->grad) continue;
@@ -81,11 +121,100 @@ void check_gradients(const char* op, const Node& y, const std::string& section) 
     if (i < 0) continue;
     std::ostringstream os;
     os << "[check_numerics] gradient of '" << op << "' has a non-finite value (" << in->grad.get()[i]
-       << ") at flat index " << i << " of input " << k << " " << shape_str(in->shape) << ": "
-       << describe_call(op, y.inputs, y.shape) << section_suffix(section)
+       << ") at flat index " << i << " of input " << k << " " << shape_str(in->shape) << parameter_note(in) << ": "
+       << describe_call(op, y.inputs, y.shape) << section_suffix(path_str(section))
        << " (the op's backward, or the gradient arriving from later ops, overflowed)";
     throw std::runtime_error(os.str());
   }
+}
+
+void RecordedStep::operator()(Node& y) const {
+  inner(y);
+  if (check_numerics) check_gradients(y.op, y, section);
+}
+
+// --- the backward trace (D2L_TRACE=2) ----------------------------------------------------------
+
+double l2_norm(const float* p, int64_t n) {
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) sq += static_cast<double>(p[i]) * p[i];
+  return std::sqrt(sq);
+}
+
+// A parameter's registered name, else the op that made the node ("leaf" for data).
+std::string node_label(const Node* n) {
+  std::string name = parameter_name(n);
+  return name.empty() ? n->op : name;
+}
+
+// The inputs' gradients before a backward step, so the trace can show what the step added.
+// An input read twice (x * x) appears once, with every position it was read at.
+struct InputGrads {
+  struct Entry {
+    const Node* node;
+    std::vector<size_t> positions;
+    std::vector<float> before;  // empty: no gradient yet (zero)
+  };
+  std::vector<Entry> entries;
+
+  explicit InputGrads(const Node& y) {
+    for (size_t k = 0; k < y.inputs.size(); ++k) {
+      const Node* in = y.inputs[k].get();
+      if (!in || !in->requires_grad) continue;  // printed as "no grad" / "none"
+      Entry* e = nullptr;
+      for (Entry& seen : entries)
+        if (seen.node == in) e = &seen;
+      if (e) {
+        e->positions.push_back(k);
+        continue;
+      }
+      entries.push_back({in, {k}, {}});
+      if (in->grad) entries.back().before.assign(in->grad.get(), in->grad.get() + in->numel);
+    }
+  }
+
+  // The L2 norm of what the step added into e's gradient.
+  static double added_norm(const Entry& e) {
+    if (!e.node->grad) return 0;
+    if (e.before.empty()) return l2_norm(e.node->grad.get(), e.node->numel);
+    double sq = 0;
+    for (int64_t i = 0; i < e.node->numel; ++i) {
+      const double d = static_cast<double>(e.node->grad.get()[i]) - e.before[i];
+      sq += d * d;
+    }
+    return std::sqrt(sq);
+  }
+};
+
+void print_backward_step(const Node& y, const SectionPath* section, const InputGrads& grads) {
+  std::ostringstream os;
+  os << "[backward] " << y.op;
+  if (section && !section->empty()) os << " in " << path_str(*section);
+  char norm[32];
+  std::snprintf(norm, sizeof norm, "%.6g", l2_norm(y.grad.get(), y.numel));
+  os << ": grad " << shape_str(y.shape) << " norm " << norm << " ->";
+  // In input order: each input once, with every position it was read at.
+  std::string sep = " ";
+  for (size_t k = 0; k < y.inputs.size(); ++k) {
+    const Node* in = y.inputs[k].get();
+    const InputGrads::Entry* e = nullptr;
+    for (const auto& entry : grads.entries)
+      if (std::find(entry.positions.begin(), entry.positions.end(), k) != entry.positions.end()) e = &entry;
+    if (e && e->positions.front() != k) continue;  // printed with its first position
+    os << sep;
+    sep = ", ";
+    if (e) {
+      os << (e->positions.size() > 1 ? "inputs " : "input ");
+      for (size_t j = 0; j < e->positions.size(); ++j) os << (j ? " and " : "") << e->positions[j];
+      std::snprintf(norm, sizeof norm, "%.6g", InputGrads::added_norm(*e));
+      os << " " << node_label(in) << " " << shape_str(in->shape) << " norm " << norm;
+    } else if (!in) {
+      os << "input " << k << " none";
+    } else {
+      os << "input " << k << " " << node_label(in) << " " << shape_str(in->shape) << " no grad";
+    }
+  }
+  std::fprintf(stderr, "%s\n", os.str().c_str());
 }
 
 // --- the three functions the engine calls while a switch is on -------------------------------
@@ -96,41 +225,58 @@ void op_started(OpCall& call) {
 
 void op_finished(OpCall& call, Node& y, BackwardFn& backward) {
   if (g_profile) {
-    ProfileRow& r = profile_rows()[call.name()];
+    const double ms = ms_since(call.started_ns);
+    OpRow& r = profile().ops[call.name()];
     ++r.calls;
-    r.forward_ms += static_cast<double>(now_ns() - call.started_ns) * 1e-6;
+    r.forward_ms += ms;
+    OpRow& l = profile().layers[g_sections];
+    ++l.calls;
+    l.forward_ms += ms;
   }
-  if (g_trace) std::fprintf(stderr, "[trace] %s\n", describe_call(call.name(), call.inputs(), y.shape).c_str());
-  if (g_check_numerics) {
-    check_output(call.name(), y, call.inputs());
-    // The backward checks what it wrote, naming the section of its forward.
-    if (call.needs_grad() && backward)
-      backward = [op = call.name(), section = current_section(), bw = std::move(backward)](Node& node) {
-        bw(node);
-        check_gradients(op, node, section);
-      };
+  if (g_trace) {
+    const std::string section = current_section();
+    std::fprintf(stderr, "[trace] %s%s%s\n", describe_call(call.name(), call.inputs(), y.shape).c_str(),
+                 section.empty() ? "" : " in ", section.c_str());
   }
+  if (g_check_numerics) check_output(call.name(), y, call.inputs());
+  // Recorded ops keep their section path (and the numerics switch) for the backward.
+  if (call.needs_grad() && backward) backward = RecordedStep{std::move(backward), g_sections, g_check_numerics};
 }
 
 void run_node_backward(Node& y) {
+  const RecordedStep* step = y.backward_fn.target<RecordedStep>();
+  const bool trace = g_trace >= 2;
+  std::unique_ptr<InputGrads> before;
+  if (trace) before = std::make_unique<InputGrads>(y);
   const int64_t t0 = g_profile ? now_ns() : 0;
-  y.backward_fn(y);
+  if (step) step->inner(y);
+  else y.backward_fn(y);
   if (g_profile) {
-    ProfileRow& r = profile_rows()[y.op];
+    const double ms = ms_since(t0);
+    OpRow& r = profile().ops[y.op];
     ++r.backward_calls;
-    r.backward_ms += static_cast<double>(now_ns() - t0) * 1e-6;
+    r.backward_ms += ms;
+    if (step) {  // only ops recorded while a switch was on know their layer
+      OpRow& l = profile().layers[step->section];
+      ++l.backward_calls;
+      l.backward_ms += ms;
+    }
   }
+  if (trace) print_backward_step(y, step ? &step->section : nullptr, *before);
+  if (step && step->check_numerics) check_gradients(y.op, y, step->section);
 }
 
 const EngineHook kHook{op_started, op_finished, run_node_backward};
 
 // The hook is set exactly while some switch is on.
-void update_hook() { engine_hook = g_trace || g_profile || g_check_numerics ? &kHook : nullptr; }
+void update_hook() {
+  engine_hook = g_trace || g_profile || g_check_numerics || g_record_sections ? &kHook : nullptr;
+}
 
 // Reads the environment once, before main; the engine's reference to engine_hook (defined
 // below) makes sure this file is linked into every program that runs an op.
 const bool g_env_read = [] {
-  g_trace = env_on("D2L_TRACE");
+  if (env_on("D2L_TRACE")) g_trace = std::atoi(std::getenv("D2L_TRACE")) >= 2 ? 2 : 1;
   g_profile = env_on("D2L_PROFILE");
   g_check_numerics = env_on("D2L_CHECK_NUMERICS");
   update_hook();
@@ -138,36 +284,98 @@ const bool g_env_read = [] {
   return true;
 }();
 
+// The layer table: the exact-path rows added up into every enclosing section, so a row's
+// time includes its nested layers; printed as a tree, in path order.
+void print_layer_table() {
+  std::map<std::vector<std::string>, OpRow> nested;
+  for (const auto& [path, r] : profile().layers) {
+    std::vector<std::string> key;
+    auto add = [&](const std::vector<std::string>& k) {
+      OpRow& n = nested[k];
+      n.calls += r.calls;
+      n.backward_calls += r.backward_calls;
+      n.forward_ms += r.forward_ms;
+      n.backward_ms += r.backward_ms;
+    };
+    if (path.empty()) add({});
+    for (const char* label : path) {
+      key.push_back(label);
+      add(key);
+    }
+  }
+  size_t width = 30;
+  for (const auto& [key, r] : nested)
+    if (!key.empty()) width = std::max(width, 2 * (key.size() - 1) + key.back().size());
+  std::fprintf(stderr, "%-*s %10s %12s %12s\n", static_cast<int>(width), "layer (nested layers included)", "ops",
+               "forward ms", "backward ms");
+  for (const auto& [key, r] : nested) {
+    const std::string label =
+        key.empty() ? std::string("(outside any layer)") : std::string(2 * (key.size() - 1), ' ') + key.back();
+    std::fprintf(stderr, "%-*s %10lld %12.3f %12.3f\n", static_cast<int>(width), label.c_str(),
+                 static_cast<long long>(r.calls), r.forward_ms, r.backward_ms);
+  }
+}
+
 }  // namespace
 
 const EngineHook* engine_hook = nullptr;  // constant-initialised, before g_env_read runs
 
-void set_trace(bool on) { g_trace = on; update_hook(); }
-bool trace_enabled() { return g_trace; }
+void set_trace(bool on) { set_trace_level(on ? 1 : 0); }
+void set_trace_level(int level) {
+  check(level >= 0 && level <= 2, "set_trace_level", "level ", level, " is not 0, 1 or 2");
+  g_trace = level;
+  update_hook();
+}
+int trace_level() { return g_trace; }
+bool trace_enabled() { return g_trace > 0; }
 void set_profile(bool on) { g_profile = on; update_hook(); }
 bool profile_enabled() { return g_profile; }
 void set_check_numerics(bool on) { g_check_numerics = on; update_hook(); }
 bool check_numerics_enabled() { return g_check_numerics; }
+void set_record_sections(bool on) { g_record_sections = on; update_hook(); }
 
 void print_profile() {
+  Profile& p = profile();
   std::fprintf(stderr, "%-22s %10s %12s %12s\n", "op", "calls", "forward ms", "backward ms");
   double tf = 0, tb = 0;
-  for (const auto& [op, r] : profile_rows()) {
+  for (const auto& [op, r] : p.ops) {
     std::fprintf(stderr, "%-22s %10lld %12.3f %12.3f\n", op.c_str(), static_cast<long long>(r.calls),
                  r.forward_ms, r.backward_ms);
     tf += r.forward_ms;
     tb += r.backward_ms;
   }
   std::fprintf(stderr, "%-22s %10s %12.3f %12.3f\n", "total", "", tf, tb);
-  profile_rows().clear();
+  if (!p.layers.empty()) {
+    std::fprintf(stderr, "\n");
+    print_layer_table();
+  }
+  if (!p.steps.empty()) {
+    std::fprintf(stderr, "\n%-22s %10s %12s\n", "step", "calls", "ms");
+    for (const auto& [name, r] : p.steps)
+      std::fprintf(stderr, "%-22s %10lld %12.3f\n", name.c_str(), static_cast<long long>(r.calls), r.forward_ms);
+  }
+  p.ops.clear();
+  p.layers.clear();
+  p.steps.clear();
+}
+
+ProfileRegion::ProfileRegion(const char* name) : name_(name) {
+  if (g_profile) started_ns_ = now_ns();
+}
+ProfileRegion::~ProfileRegion() {
+  if (started_ns_ < 0) return;
+  OpRow& r = profile().steps[name_];
+  ++r.calls;
+  r.forward_ms += ms_since(started_ns_);
 }
 
 SectionScope::SectionScope(const char* label) { g_sections.push_back(label); }
 SectionScope::~SectionScope() { g_sections.pop_back(); }
-std::string current_section() {
-  std::string s;
-  for (const char* label : g_sections) s += (s.empty() ? "" : " > ") + std::string(label);
-  return s;
+std::string current_section() { return path_str(g_sections); }
+
+std::string recorded_section(const Node& y) {
+  const RecordedStep* step = y.backward_fn.target<RecordedStep>();
+  return step ? path_str(step->section) : std::string();
 }
 
 std::string describe_call(const char* op, const std::vector<NodePtr>& inputs, const Shape& out) {
@@ -176,40 +384,6 @@ std::string describe_call(const char* op, const std::vector<NodePtr>& inputs, co
   for (const auto& in : inputs) os << ' ' << (in ? shape_str(in->shape) : std::string("none"));
   os << " -> " << shape_str(out);
   return os.str();
-}
-
-// --- Graphviz DOT ------------------------------------------------------------------------------
-
-void to_dot(const Tensor& root, const std::string& path) {
-  std::ostringstream os;
-  os << "digraph d2l {\n  rankdir=BT;\n  node [shape=box, fontname=\"DejaVu Sans\"];\n";
-  std::unordered_map<const Node*, int> id;
-  std::vector<const Node*> todo{root.node()};
-  id[root.node()] = 0;
-  while (!todo.empty()) {
-    const Node* n = todo.back();
-    todo.pop_back();
-    const bool leaf = n->inputs.empty();
-    os << "  n" << id[n] << " [label=\"" << n->op << "\\n" << shape_str(n->shape) << "\""
-       << (leaf ? (n->requires_grad ? ", style=filled, fillcolor=\"#c6dbef\"" : ", style=filled, fillcolor=\"#eeeeee\"")
-                : "")
-       << "];\n";
-    for (const auto& in : n->inputs) {
-      if (!in) continue;
-      auto [it, fresh] = id.emplace(in.get(), static_cast<int>(id.size()));
-      if (fresh) todo.push_back(in.get());
-      os << "  n" << it->second << " -> n" << id[n] << ";\n";
-    }
-  }
-  os << "}\n";
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp);
-    check(static_cast<bool>(f), "to_dot", "cannot open '", tmp, "' for writing");
-    f << os.str();
-    check(static_cast<bool>(f.flush()), "to_dot", "write to '", tmp, "' failed");
-  }
-  check(std::rename(tmp.c_str(), path.c_str()) == 0, "to_dot", "cannot rename '", tmp, "' to '", path, "'");
 }
 
 }  // namespace d2l

@@ -12,15 +12,68 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <typeinfo>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/param_file.h"
 
 namespace d2l {
+
+// --- names for the debug views -----------------------------------------------------------
+// Two maps, filled as constructors register: parameter node -> (module, "weight") and
+// child module -> (parent, "dense1"). A name is read by walking up the second map.
+namespace {
+struct Registration {
+  const Module* owner;
+  std::string name;
+};
+struct NameMaps {
+  std::mutex mutex;
+  std::unordered_map<const Node*, Registration> parameters;
+  std::unordered_map<const Module*, Registration> children;
+};
+NameMaps& name_maps() {
+  static auto* maps = new NameMaps();  // never destroyed: modules may outlive static destruction
+  return *maps;
+}
+}  // namespace
+
+std::string parameter_name(const Node* node) {
+  NameMaps& m = name_maps();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto p = m.parameters.find(node);
+  if (p == m.parameters.end()) return "";
+  std::string name = p->second.name;
+  // Up through the registering parents (a depth limit guards against a module registered
+  // as its own ancestor).
+  const Module* at = p->second.owner;
+  for (int depth = 0; depth < 256; ++depth) {
+    auto c = m.children.find(at);
+    if (c == m.children.end()) break;
+    name = c->second.name + "." + name;
+    at = c->second.owner;
+  }
+  return name;
+}
+
+Module::~Module() {
+  NameMaps& m = name_maps();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  for (const auto& [name, t] : params_) {
+    auto p = m.parameters.find(t.node());
+    if (p != m.parameters.end() && p->second.owner == this) m.parameters.erase(p);
+  }
+  m.children.erase(this);
+  for (const auto& [name, child] : children_) {
+    auto c = m.children.find(child);
+    if (c != m.children.end() && c->second.owner == this) m.children.erase(c);
+  }
+}
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
   std::vector<std::pair<std::string, Tensor>> all = params_;
@@ -73,6 +126,11 @@ Tensor Module::register_parameter(const std::string& name, Tensor value) {
   check(value.defined(), "Module.register_parameter", "parameter '", name, "' is undefined");
   value.requires_grad_(true);
   value.node()->name = name;  // until named_parameters() records the dotted path
+  {  // the first registration names a shared parameter for parameter_name()
+    NameMaps& m = name_maps();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    m.parameters.emplace(value.node(), Registration{this, name});
+  }
   params_.emplace_back(name, value);
   return value;
 }
@@ -81,6 +139,9 @@ void Module::register_module(const std::string& name, Module& child) {
   check_new_name(name, "Module.register_module");
   check(&child != this, "Module.register_module", "'", name, "': a module cannot be its own child");
   children_.emplace_back(name, &child);
+  NameMaps& m = name_maps();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.children.emplace(&child, Registration{this, name});
 }
 
 // --- parameter files (the format is core/param_file.cpp's) ---------------------------------

@@ -15,6 +15,10 @@
 // indented, each registered child as "(name): ..." in registration order; a layer adds its
 // settings with extra_repr(), as nn.Module.extra_repr does (Linear: "in_features=100,
 // out_features=100, bias=False"). summary(net) lists every parameter with its shape.
+//
+// The registrations also let the debug views name a parameter from its tensor alone:
+// parameter_name(t) walks from the module that registered t up through the modules that
+// registered it, giving "blks.0.attention.W_q.weight" for a weight of a TransformerEncoder.
 #pragma once
 #include <iosfwd>
 #include <string>
@@ -28,7 +32,7 @@ namespace d2l {
 class Module {
  public:
   Module() = default;
-  virtual ~Module() = default;
+  virtual ~Module();  // forgets this module's names (parameter_name)
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
@@ -96,5 +100,12 @@ std::string summary(const Module& m);
 // that reads back as the same float, "1.0" for whole numbers, exponent form below 1e-4
 // ("0.5", "0.1", "1e-05").
 std::string python_float(float v);
+
+// The registered name of a parameter, from the outermost module that (transitively)
+// registered it, as that module's named_parameters() spells it: "blks.0.ffn.dense1.weight".
+// "" for a tensor no living module registered. The numerics check, the backward trace and
+// to_dot use it to name weights; it costs nothing per op (the names are kept at registration).
+std::string parameter_name(const Node* node);
+inline std::string parameter_name(const Tensor& t) { return t.defined() ? parameter_name(t.node()) : std::string(); }
 
 }  // namespace d2l

@@ -50,15 +50,17 @@ Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const c
 Tensor sum(const Tensor& x, int64_t dim, bool keepdim) { return sum_dim(x, dim, keepdim, false, "sum"); }
 Tensor mean(const Tensor& x, int64_t dim, bool keepdim) { return sum_dim(x, dim, keepdim, true, "mean"); }
 
-// Whole-tensor reductions: view x as one dim of numel elements, reduce it, shape ().
+// Whole-tensor reductions: view x as one dim of numel elements, reduce it, shape (). A 1-D
+// x is that view already, so its graph holds the one reduction (no reshape node).
+static Tensor flat(const Tensor& x) { return x.ndim() == 1 ? x : reshape(x, {x.numel()}); }
 Tensor sum(const Tensor& x) {
   OpScope scope("sum");  // names the op if x is undefined
-  return sum_dim(reshape(x, {x.numel()}), 0, false, false, "sum");
+  return sum_dim(flat(x), 0, false, false, "sum");
 }
 Tensor mean(const Tensor& x) {
   OpScope scope("mean");  // names the op if an input is undefined
   check(x.numel() > 0, "mean", "mean of an empty tensor, shape ", x.shape());
-  return sum_dim(reshape(x, {x.numel()}), 0, false, true, "mean");
+  return sum_dim(flat(x), 0, false, true, "mean");
 }
 
 // The first maximum wins ties (as torch.max on CPU) and a NaN propagates. Backward: only

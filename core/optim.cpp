@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/check.h"
+#include "core/debug.h"
 
 namespace d2l {
 
@@ -36,6 +37,7 @@ void SGD::validate() const { check_hyper(lr >= 0.0f && std::isfinite(lr), "SGD",
 
 void SGD::step() {
   validate();
+  ProfileRegion timed("SGD.step");  // the profile's step table (D2L_PROFILE)
   for (Tensor& p : params_)
     if (const float* g = p.grad_data())
       for (int64_t i = 0; i < p.numel(); ++i) p.data()[i] -= lr * g[i];
@@ -65,6 +67,7 @@ void Adam::validate() const {
 // gradients give the same parameters to float rounding.
 void Adam::step() {
   validate();
+  ProfileRegion timed("Adam.step");  // the profile's step table (D2L_PROFILE)
   ++t_;
   const float bc1 = 1.0f - std::pow(beta1, static_cast<float>(t_));
   const float bc2 = 1.0f - std::pow(beta2, static_cast<float>(t_));
@@ -108,6 +111,7 @@ void Adam::load_state(const AdamState& s) {
 
 // The book's grad_clipping (9.5): one global norm over all parameters' gradients.
 float clip_grad_norm(const std::vector<Tensor>& params, float max_norm) {
+  ProfileRegion timed("clip_grad_norm");
   double sq = 0.0;  // double, in a fixed order: deterministic and no float overflow
   for (const Tensor& p : params)
     if (const float* g = p.grad_data())

@@ -20,6 +20,7 @@
 #include "tests/test_util.h"
 
 using d2l_test::grad_of;
+using d2l_test::StderrCapture;
 using d2l_test::message_has;
 
 using namespace d2l;
@@ -33,39 +34,6 @@ Tensor leaf(const std::vector<float>& v, const Shape& s) {
   t.requires_grad_();
   return t;
 }
-
-// Redirects file descriptor 2 into a temporary file until text() is called, so the test
-// can read what the trace and the profiler printed.
-class StderrCapture {
- public:
-  StderrCapture() : path_(d2l_test::scratch_path("autograd_stderr.txt")) {
-    std::fflush(stderr);
-    saved_ = ::dup(2);
-    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 2);
-    ::close(fd);
-  }
-  ~StderrCapture() { restore(); }
-  std::string text() {
-    restore();
-    std::ifstream f(path_);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    std::remove(path_.c_str());
-    return ss.str();
-  }
-
- private:
-  void restore() {
-    if (saved_ < 0) return;
-    std::fflush(stderr);
-    ::dup2(saved_, 2);
-    ::close(saved_);
-    saved_ = -1;
-  }
-  std::string path_;
-  int saved_ = -1;
-};
 
 tt::assertion_result dot_available(utf::test_unit_id) {
   if (std::system("command -v dot > /dev/null 2>&1") == 0) return true;

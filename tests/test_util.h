@@ -3,6 +3,7 @@
 // test report "skipped" (a serial build, a data set that is not there).
 #pragma once
 #include <boost/test/unit_test.hpp>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,6 +109,42 @@ struct TempDir {
     write_file(path / name, text);
     return (path / name).string();
   }
+};
+
+// --- stderr ----------------------------------------------------------------------------
+// Redirects file descriptor 2 into a temporary file until text() is called, so the test
+// can read what the trace and the profiler printed.
+class StderrCapture {
+ public:
+  StderrCapture() : path_(scratch_path("stderr_" + std::to_string(count_++) + ".txt")) {
+    std::fflush(stderr);
+    saved_ = ::dup(2);
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 2);
+    ::close(fd);
+  }
+  ~StderrCapture() {
+    restore();
+    std::remove(path_.c_str());
+  }
+  StderrCapture(const StderrCapture&) = delete;
+  StderrCapture& operator=(const StderrCapture&) = delete;
+  std::string text() {
+    restore();
+    return read_file(path_);
+  }
+
+ private:
+  void restore() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    ::dup2(saved_, 2);
+    ::close(saved_);
+    saved_ = -1;
+  }
+  std::string path_;
+  int saved_ = -1;
+  static inline int count_ = 0;
 };
 
 // --- the built programs ------------------------------------------------------------------
