@@ -102,4 +102,31 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
 // returns the per-element loss with the labels' shape.
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels);
 
+// --- ops_compare.cpp -----------------------------------------------------------------------
+// torch.eq, ne, lt, le, gt, ge: 1 where the comparison holds, else 0, as floats, broadcast
+// as the arithmetic ops are. No gradient flows through them (the result never requires
+// grad). NaN compares unequal to everything, itself included.
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, float b);
+Tensor ne(const Tensor& a, float b);
+Tensor lt(const Tensor& a, float b);
+Tensor le(const Tensor& a, float b);
+Tensor gt(const Tensor& a, float b);
+Tensor ge(const Tensor& a, float b);
+// |x|, differentiable: d|x|/dx = sign(x), 0 at x = 0 (and for NaN), as PyTorch's.
+Tensor abs(const Tensor& x);
+// torch.allclose: every |a - b| <= atol + rtol * |b| (a and b broadcast), computed in float32
+// as PyTorch does; equal infinities are close, NaN is close to nothing unless equal_nan.
+bool allclose(const Tensor& a, const Tensor& b, float rtol = 1e-5f, float atol = 1e-8f, bool equal_nan = false);
+// The book's d2l.accuracy (3.6, softmax regression): the number of correct predictions (a
+// count, not a fraction). y_hat (n, num_classes) is reduced by argmax over dim 1 first; a
+// y_hat of one column or 1-D holds the predicted labels already. y holds the labels, with
+// the shape of the predictions.
+double accuracy(const Tensor& y_hat, const Tensor& y);
+
 }  // namespace d2l

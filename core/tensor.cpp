@@ -1,4 +1,4 @@
-// core/tensor.cpp — Tensor's accessors, creation functions and PyTorch-style printing.
+// core/tensor.cpp — Tensor's accessors and creation functions (printing: core/tensor_print.cpp).
 #include "core/tensor.h"
 
 #include <cmath>
@@ -266,6 +266,16 @@ Tensor rand(const Shape& shape) {
   return t;
 }
 
+Tensor randint(int64_t low, int64_t high, const Shape& shape) {
+  constexpr int64_t kExact = int64_t{1} << 24;  // every integer up to 2^24 is a float32
+  check(low < high, "randint", "needs low < high, got low ", low, ", high ", high);
+  check(low >= -kExact && high <= kExact, "randint", "[", low, ", ", high,
+        ") reaches past 2^24 = 16777216, where float32 no longer holds every integer");
+  Tensor t = empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(low + random_int(high - low));
+  return t;
+}
+
 Tensor tensor(const std::vector<float>& values, const Shape& shape) {
   check(static_cast<int64_t>(values.size()) == numel_of(shape), "tensor", values.size(),
         " values do not fill shape ", shape);
@@ -287,98 +297,5 @@ Tensor tensor(std::initializer_list<std::initializer_list<float>> rows) {
   }
   return tensor(v, {static_cast<int64_t>(rows.size()), cols});
 }
-
-// --- printing ----------------------------------------------------------------------------
-// PyTorch prints every element with one format: "2." when all are integers, else fixed
-// with `decimals` places, right-aligned to the widest; nested dims are separated by
-// ",\n" plus one blank line per extra level, indented under the opening bracket.
-
-static std::string format_value(float v, bool integral, int decimals) {
-  char buf[64];
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (integral) std::snprintf(buf, sizeof buf, "%.0f.", v);
-  else std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-static void print_dim(std::ostringstream& os, const std::vector<std::string>& cells, const Shape& shape,
-                      size_t dim, int64_t offset, size_t width, int indent) {
-  os << '[';
-  int64_t stride = 1;
-  for (size_t d = dim + 1; d < shape.size(); ++d) stride *= shape[d];
-  for (int64_t i = 0; i < shape[dim]; ++i) {
-    if (i > 0) {
-      if (dim + 1 == shape.size()) {
-        os << ", ";
-      } else {
-        os << ',' << std::string(shape.size() - dim - 1, '\n') << std::string(indent + dim + 1, ' ');
-      }
-    }
-    if (dim + 1 == shape.size()) {
-      const std::string& c = cells[offset + i];
-      os << std::string(width - c.size(), ' ') << c;
-    } else {
-      print_dim(os, cells, shape, dim + 1, offset + i * stride, width, indent);
-    }
-  }
-  os << ']';
-}
-
-// The grad_fn PyTorch prints for the output of our op `op`, for the ops with one PyTorch
-// counterpart (x[0] is SelectBackward0, torch.bmm BmmBackward0, nn.LayerNorm
-// NativeLayerNormBackward0, ...: the names python3-torch 1.13 prints). An op without one
-// (masked_softmax, linear, sum, reshape, ... whose PyTorch name depends on arguments or
-// version) keeps its own name.
-static const char* torch_grad_fn(const char* op) {
-  static const char* const table[][2] = {
-      {"add", "AddBackward0"},        {"add_scalar", "AddBackward0"},
-      {"sub", "SubBackward0"},        {"rsub_scalar", "RsubBackward1"},
-      {"mul", "MulBackward0"},        {"mul_scalar", "MulBackward0"},
-      {"div", "DivBackward0"},        {"neg", "NegBackward0"},
-      {"exp", "ExpBackward0"},        {"log", "LogBackward0"},
-      {"pow", "PowBackward0"},        {"sqrt", "SqrtBackward0"},
-      {"tanh", "TanhBackward0"},      {"sigmoid", "SigmoidBackward0"},
-      {"relu", "ReluBackward0"},      {"sin", "SinBackward0"},
-      {"cos", "CosBackward0"},        {"softmax", "SoftmaxBackward0"},
-      {"log_softmax", "LogSoftmaxBackward0"},
-      {"permute", "PermuteBackward0"}, {"transpose", "TransposeBackward0"},
-      {"unsqueeze", "UnsqueezeBackward0"}, {"squeeze", "SqueezeBackward1"},
-      {"select", "SelectBackward0"},  {"slice", "SliceBackward0"},
-      {"concat", "CatBackward0"},     {"stack", "StackBackward0"},
-      {"repeat", "RepeatBackward0"},  {"repeat_interleave", "IndexSelectBackward0"},
-      {"index_select", "IndexSelectBackward0"},
-      {"bmm", "BmmBackward0"},        {"layer_norm", "NativeLayerNormBackward0"},
-      {"embedding", "EmbeddingBackward0"},
-  };
-  for (const auto& row : table)
-    if (std::strcmp(row[0], op) == 0) return row[1];
-  return op;
-}
-
-std::string str(const Tensor& x, int decimals) {
-  if (!x.defined()) return "tensor(undefined)";
-  const float* p = x.data();
-  bool integral = true;
-  for (int64_t i = 0; i < x.numel(); ++i)
-    if (std::isfinite(p[i]) && p[i] != std::floor(p[i])) integral = false;
-  std::vector<std::string> cells;
-  size_t width = 0;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    cells.push_back(format_value(p[i], integral, decimals));
-    width = std::max(width, cells.back().size());
-  }
-  std::ostringstream os;
-  os << "tensor(";
-  if (x.ndim() == 0) os << cells[0];
-  else if (x.numel() == 0) os << "[], size=" << shape_str(x.shape());
-  else print_dim(os, cells, x.shape(), 0, 0, width, 7);
-  if (x.requires_grad() && x.op_name() != std::string("leaf")) os << ", grad_fn=<" << torch_grad_fn(x.op_name()) << ">";
-  else if (x.requires_grad()) os << ", requires_grad=True";
-  os << ')';
-  return os.str();
-}
-
-std::ostream& operator<<(std::ostream& os, const Tensor& x) { return os << str(x); }
 
 }  // namespace d2l

@@ -115,6 +115,9 @@ Tensor arange(float start, float end, float step = 1.0f);
 Tensor eye(int64_t n);
 Tensor normal(float mean, float std, const Shape& shape);  // d2l.normal: seeded generator
 Tensor rand(const Shape& shape);                           // uniform [0, 1)
+// torch.randint(low, high, size): integers uniform in [low, high), stored as floats (so
+// |low| and |high| are at most 2^24, where float32 still holds every integer).
+Tensor randint(int64_t low, int64_t high, const Shape& shape);
 Tensor tensor(const std::vector<float>& values, const Shape& shape);
 Tensor tensor(std::initializer_list<float> values);        // 1-D
 Tensor tensor(std::initializer_list<std::initializer_list<float>> rows);  // 2-D
@@ -128,6 +131,8 @@ int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);  // -1 -> ndim
 int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t extra = 0);
 
 // --- printing in PyTorch's style: tensor([[0.1000, 0.2000], ...]) ------------------------
+// torch's rules and default options (core/tensor_print.cpp): more than 1000 elements are
+// summarised to the first and last 3 along each dim with "...", rows wrap at 80 columns.
 std::string str(const Tensor& x, int decimals = 4);
 std::ostream& operator<<(std::ostream& os, const Tensor& x);
 

@@ -405,7 +405,7 @@ d2l::SNLIData toy_snli() {
 BOOST_AUTO_TEST_CASE(train_ch13_accuracy_and_evaluation) {
   // accuracy counts the rows whose argmax is the label: rows 0 and 2 of three.
   const Tensor y_hat = d2l::tensor({{0.1f, 0.7f, 0.2f}, {0.5f, 0.3f, 0.2f}, {0.0f, 0.1f, 0.9f}});
-  BOOST_TEST(d2l::accuracy(y_hat, {1, 2, 2}) == 2.0);
+  BOOST_TEST(d2l::accuracy(y_hat, d2l::tensor({1.0f, 2.0f, 2.0f})) == 2.0);
   // evaluate_accuracy over batches of 16, 16 and 8: a forward that always says class 0 is
   // right on the 8 pairs labelled 0, and the net is left in eval mode.
   auto data = std::make_shared<const d2l::SNLIDataset>(toy_snli(), 3);

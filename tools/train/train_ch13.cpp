@@ -17,20 +17,13 @@
 
 namespace d2l {
 
-double accuracy(const Tensor& y_hat, const std::vector<int64_t>& y) {
-  const Tensor pred = argmax(y_hat, 1);
-  double correct = 0;
-  for (size_t i = 0; i < y.size(); ++i) correct += static_cast<int64_t>(pred.data()[i]) == y[i];
-  return correct;
-}
-
 double evaluate_accuracy(Module& net, const BatchForward& forward, SNLIDataLoader& data_iter) {
   net.eval();
   NoGrad no_grad;
   double correct = 0, count = 0;  // the book's Accumulator(2)
   for (int64_t i = 0; i < data_iter.num_batches(); ++i) {
     const SNLIBatch b = data_iter.batch(i);
-    correct += accuracy(forward(b), b.labels);
+    correct += accuracy(forward(b), ids_tensor(b.labels, {b.batch_size}));
     count += b.batch_size;
   }
   return correct / count;
@@ -66,10 +59,11 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
       net.train();
       trainer.zero_grad();
       const Tensor pred = forward(b);
-      Tensor l = sum(softmax_cross_entropy(pred, ids_tensor(b.labels, {b.batch_size})));
+      const Tensor labels = ids_tensor(b.labels, {b.batch_size});
+      Tensor l = sum(softmax_cross_entropy(pred, labels));
       l.backward();
       trainer.step();
-      metric[0] += l.item(), metric[1] += accuracy(pred, b.labels);
+      metric[0] += l.item(), metric[1] += accuracy(pred, labels);
       metric[2] += b.batch_size, metric[3] += b.batch_size;
       timer_sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (epoch == first_epoch && estimate_after > 0 && i + 1 == std::min(estimate_after, num_batches)) {

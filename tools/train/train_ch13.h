@@ -1,8 +1,9 @@
 // tools/train/train_ch13.h — the book's classifier training loop, train_ch13 with
 // train_batch_ch13 (defined in 13.1 图像增广 / Image Augmentation, sec_image_augmentation), and
-// the helpers it uses: accuracy (3.6 softmax regression) and evaluate_accuracy_gpu (6.6
-// LeNet). 15.5 (sec_natural-language-inference-attention) trains the decomposable attention
-// model with it, on SNLI batches.
+// the helper evaluate_accuracy_gpu (6.6 LeNet). Both count correct predictions with the
+// book's accuracy (3.6), d2l::accuracy in core/ops.h. 15.5
+// (sec_natural-language-inference-attention) trains the decomposable attention model with
+// it, on SNLI batches.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -19,10 +20,6 @@ namespace d2l {
 // The network's forward on one batch: the logits (batch_size, num_classes). The book's
 // train_batch_ch13 calls net(*X) when X is a list, here (premises, hypotheses).
 using BatchForward = std::function<Tensor(const SNLIBatch&)>;
-
-// The book's d2l.accuracy: how many rows of y_hat (n, num_classes) have their argmax at
-// the label y[i] (a count, not a fraction).
-double accuracy(const Tensor& y_hat, const std::vector<int64_t>& y);
 
 // The book's evaluate_accuracy_gpu: eval mode, no graph, the fraction of the split's
 // examples classified correctly.
