@@ -45,8 +45,9 @@ void set_record_sections(bool on);
 // profile's layer table, the numerics check and to_dot's clusters. Layers open one in
 // forward, and nested layers nest:
 //   SectionScope section("10.5 MultiHeadAttention");
-// makes a NaN inside read "... in 10.7 EncoderBlock > 10.5 MultiHeadAttention". The label
-// must outlive the scope (a string literal). Per thread; costs a push and a pop.
+// makes a NaN inside read "... in 10.7 EncoderBlock > 10.5 MultiHeadAttention". Recorded
+// ops keep a pointer to the label, so it must outlive their graphs: pass a string literal.
+// Per thread; costs a push and a pop.
 class SectionScope {
  public:
   explicit SectionScope(const char* label);
