@@ -8,6 +8,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/module.h"  // parameter_name, for the messages
+
 namespace d2l {
 namespace {
 thread_local bool g_grad_enabled = true;
@@ -83,7 +85,11 @@ namespace {
 // 'softmax' of shape (2, 4)".
 std::string describe(const Node& t) {
   std::ostringstream os;
-  if (!t.name.empty()) os << "parameter '" << t.name << "'";
+  // The registered path while its modules live ("encoder.embedding.weight", core/module.h),
+  // else the name the last named_parameters() call recorded.
+  const std::string registered = parameter_name(&t);
+  const std::string& name = registered.empty() ? t.name : registered;
+  if (!name.empty()) os << "parameter '" << name << "'";
   else if (std::string(t.op) == "leaf") os << "a leaf tensor";
   else os << "the output of '" << t.op << "'";
   os << " of shape " << shape_str(t.shape);
