@@ -42,6 +42,13 @@ void binary_backward(float* da, float* db, const float* dy, const float* a, cons
                      Binary op) {
   tier::binary_backward(da, db, dy, a, b, shapes, op);
 }
+void compare_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Compare op) {
+  tier::compare_forward(y, a, b, shapes, op);
+}
+void isclose_forward(float* y, const float* a, const float* b, const Broadcast& shapes, float rtol, float atol,
+                     bool equal_nan) {
+  tier::isclose_forward(y, a, b, shapes, rtol, atol, equal_nan);
+}
 void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape,
                     const std::vector<int64_t>& y_shape) {
   tier::sum_to_forward(y, x, x_shape, y_shape);

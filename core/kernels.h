@@ -30,8 +30,9 @@ const char* tier_name();  // "fast" or "reference": the tier this build calls
 // --- element-wise (ops_elementwise.cpp) ------------------------------------------------------
 // n elements. s is the scalar of the scalar forms (x + s, x * s, s - x, s / x) and pow's p.
 enum class Unary { add_scalar, mul_scalar, rsub_scalar, rdiv_scalar, neg, exp, log, pow, sqrt, tanh, sigmoid, relu,
-                   sin, cos };
-//   y, x (n)                  y = f(x); relu keeps a NaN (max(x, 0) would hide it as 0)
+                   sin, cos, abs };
+//   y, x (n)                  y = f(x); relu keeps a NaN (max(x, 0) would hide it as 0);
+//                             abs' derivative is sign(x), 0 at 0 and for NaN (PyTorch's choice)
 void unary_forward(float* y, const float* x, int64_t n, Unary f, float s);
 //   dx, dy, x, y (n)          dx += dy f'(x), where f' may use the output y (exp: f' = y)
 void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s);
@@ -49,6 +50,16 @@ void binary_forward(float* y, const float* a, const float* b, const Broadcast& s
 //   db -= dy a / b². A broadcast input element receives the sum over every output it fed.
 void binary_backward(float* da, float* db, const float* dy, const float* a, const float* b, const Broadcast& shapes,
                      Binary op);
+// --- comparisons (ops_compare.cpp) ----------------------------------------------------------
+// Forward only: a 0/1 result is a step function, whose gradient is 0 wherever it exists.
+enum class Compare { eq, ne, lt, le, gt, ge };
+//   y (out), a (a), b (b)     y = 1 where a op b holds, else 0; a NaN holds for ne alone
+void compare_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Compare op);
+//   y (out), a (a), b (b)     torch.isclose: y = 1 where a == b (infinities too), or |a - b| is
+//                             finite and <= atol + rtol |b| (in float), or both are NaN and
+//                             equal_nan; else 0
+void isclose_forward(float* y, const float* a, const float* b, const Broadcast& shapes, float rtol, float atol,
+                     bool equal_nan);
 // sum_to: x broadcast from y's shape, summed back to it. x_shape is the larger shape.
 //   y (y_shape), x (x_shape)  y[j] = Σ of the x elements that y[j] broadcasts to
 void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape, const std::vector<int64_t>& y_shape);

@@ -32,6 +32,8 @@ Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor sin(const Tensor& x);
 Tensor cos(const Tensor& x);
+// |x|: d|x|/dx = sign(x), 0 at x = 0 (and for NaN), as PyTorch's.
+Tensor abs(const Tensor& x);
 
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
@@ -118,10 +120,11 @@ Tensor lt(const Tensor& a, float b);
 Tensor le(const Tensor& a, float b);
 Tensor gt(const Tensor& a, float b);
 Tensor ge(const Tensor& a, float b);
-// |x|, differentiable: d|x|/dx = sign(x), 0 at x = 0 (and for NaN), as PyTorch's.
-Tensor abs(const Tensor& x);
-// torch.allclose: every |a - b| <= atol + rtol * |b| (a and b broadcast), computed in float32
-// as PyTorch does; equal infinities are close, NaN is close to nothing unless equal_nan.
+// torch.isclose: 1 where |a - b| <= atol + rtol * |b| (a and b broadcast), computed in float32
+// as PyTorch does; equal infinities are close, NaN is close to nothing unless equal_nan. No
+// gradient.
+Tensor isclose(const Tensor& a, const Tensor& b, float rtol = 1e-5f, float atol = 1e-8f, bool equal_nan = false);
+// torch.allclose: isclose holds for every element.
 bool allclose(const Tensor& a, const Tensor& b, float rtol = 1e-5f, float atol = 1e-8f, bool equal_nan = false);
 // The book's d2l.accuracy (3.6, softmax regression): the number of correct predictions (a
 // count, not a fraction). y_hat (n, num_classes) is reduced by argmax over dim 1 first; a

@@ -95,5 +95,6 @@ Tensor sigmoid(const Tensor& x) { return unary(x, Unary::sigmoid, "sigmoid"); } 
 Tensor relu(const Tensor& x) { return unary(x, Unary::relu, "relu"); }  // derivative 0 at x = 0, as PyTorch
 Tensor sin(const Tensor& x) { return unary(x, Unary::sin, "sin"); }
 Tensor cos(const Tensor& x) { return unary(x, Unary::cos, "cos"); }
+Tensor abs(const Tensor& x) { return unary(x, Unary::abs, "abs"); }  // sign(x) as the derivative, 0 at 0
 
 }  // namespace d2l

@@ -152,6 +152,7 @@ const char* torch_grad_fn(const char* op) {
       {"index_select", "IndexSelectBackward0"},
       {"bmm", "BmmBackward0"},        {"layer_norm", "NativeLayerNormBackward0"},
       {"embedding", "EmbeddingBackward0"},
+      {"abs", "AbsBackward0"},
   };
   for (const auto& row : table)
     if (std::strcmp(row[0], op) == 0) return row[1];

@@ -179,6 +179,25 @@ BOOST_AUTO_TEST_CASE(allclose_matches_torch) {
   BOOST_CHECK_EXCEPTION(allclose(ones({2}), ones({2}), -1.0f), std::invalid_argument, message_has({"[allclose]", "rtol"}));
 }
 
+BOOST_AUTO_TEST_CASE(isclose_element_by_element) {
+  // The same rule as allclose, element by element, broadcast: row 0 of a against b is
+  // 1 vs 1 (equal), 2 vs 2.00001f (|d| = 1.0014e-5 <= 1e-8 + 2.00001e-5), NaN vs NaN (not close
+  // without equal_nan); row 1: 1.1 vs 1 (far), inf vs 2.00001 (inf - finite: far), 3 vs NaN.
+  const Tensor a = tensor({{1.0f, 2.0f, NAN}, {1.1f, INFINITY, 3.0f}});
+  const Tensor b = tensor({1.0f, 2.00001f, NAN});
+  BOOST_TEST(isclose(a, b).to_vector() == std::vector<float>({1, 1, 0, 0, 0, 0}), tt::per_element());
+  BOOST_TEST(isclose(a, b, 1e-5f, 1e-8f, true).to_vector() == std::vector<float>({1, 1, 1, 0, 0, 0}), tt::per_element());
+  BOOST_TEST(isclose(a, b, 0.2f).to_vector() == std::vector<float>({1, 1, 0, 1, 0, 0}), tt::per_element());
+  BOOST_TEST((isclose(a, b).shape() == Shape{2, 3}));
+  // A tensor too large for a float count of ones (2^24 + 1 elements, one of them far).
+  Tensor big = zeros({(int64_t{1} << 24) + 1});
+  BOOST_TEST(allclose(big, zeros({1})));
+  big.data()[int64_t{1} << 24] = 1.0f;
+  BOOST_TEST(!allclose(big, zeros({1})));
+  BOOST_CHECK_EXCEPTION(isclose(ones({2}), ones({2}), 0.0f, -1.0f), std::invalid_argument,
+                        message_has({"[isclose]", "atol"}));
+}
+
 // --- accuracy --------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(accuracy_counts_as_the_book) {

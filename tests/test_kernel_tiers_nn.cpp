@@ -51,7 +51,7 @@ BOOST_AUTO_TEST_SUITE(core_kernel_tiers)
 BOOST_AUTO_TEST_CASE(unary_every_function) {
   const Unary all[] = {Unary::add_scalar, Unary::mul_scalar, Unary::rsub_scalar, Unary::rdiv_scalar, Unary::neg,
                        Unary::exp,        Unary::log,        Unary::pow,         Unary::sqrt,        Unary::tanh,
-                       Unary::sigmoid,    Unary::relu,       Unary::sin,         Unary::cos};
+                       Unary::sigmoid,    Unary::relu,       Unary::sin,         Unary::cos,         Unary::abs};
   for (int64_t n : {0, 1, 15, 16, 17, 33, 1000, 300000})
     for (Unary f : all) {
       const bool positive = f == Unary::log || f == Unary::pow || f == Unary::sqrt || f == Unary::rdiv_scalar;

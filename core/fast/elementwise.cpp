@@ -155,6 +155,7 @@ void unary_forward(float* y, const float* x, int64_t n, Unary f, float s) {
     case Unary::relu: return map(y, x, n, [](float v) { return v > 0 || v != v ? v : 0.0f; });
     case Unary::sin: return map(y, x, n, [](float v) { return std::sin(v); });
     case Unary::cos: return map(y, x, n, [](float v) { return std::cos(v); });
+    case Unary::abs: return map(y, x, n, [](float v) { return std::fabs(v); });
   }
 }
 
@@ -174,6 +175,7 @@ void unary_backward(float* dx, const float* dy, const float* x, const float* y, 
     case Unary::relu: return map_grad(dx, dy, x, y, n, [](float v, float) { return v > 0 ? 1.0f : 0.0f; });
     case Unary::sin: return map_grad(dx, dy, x, y, n, [](float v, float) { return std::cos(v); });
     case Unary::cos: return map_grad(dx, dy, x, y, n, [](float v, float) { return -std::sin(v); });
+    case Unary::abs: return map_grad(dx, dy, x, y, n, [](float v, float) { return static_cast<float>((v > 0.0f) - (v < 0.0f)); });
   }
 }
 

@@ -14,6 +14,7 @@ namespace fast {
 
 using kernels::Binary;
 using kernels::Broadcast;
+using kernels::Compare;
 using kernels::Unary;
 
 // elementwise.cpp
@@ -22,6 +23,8 @@ void unary_backward(float* dx, const float* dy, const float* x, const float* y, 
 void binary_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Binary op);
 void binary_backward(float* da, float* db, const float* dy, const float* a, const float* b, const Broadcast& shapes,
                      Binary op);
+using reference::compare_forward;  // the plain loops of core/reference/elementwise.cpp: these
+using reference::isclose_forward;  // check a training loop's numbers, on no model's hot path
 void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape, const std::vector<int64_t>& y_shape);
 void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
                      const std::vector<int64_t>& y_shape);

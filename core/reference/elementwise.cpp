@@ -25,6 +25,7 @@ float unary_value(Unary f, float x, float s) {
     case Unary::relu: return x > 0 || std::isnan(x) ? x : 0.0f;
     case Unary::sin: return std::sin(x);
     case Unary::cos: return std::cos(x);
+    case Unary::abs: return std::fabs(x);
   }
   return 0.0f;
 }
@@ -46,6 +47,7 @@ float unary_derivative(Unary f, float x, float y, float s) {
     case Unary::relu: return x > 0 ? 1.0f : 0.0f;  // 0 at x = 0, as PyTorch
     case Unary::sin: return std::cos(x);
     case Unary::cos: return -std::sin(x);
+    case Unary::abs: return static_cast<float>((x > 0.0f) - (x < 0.0f));  // sign(x): 0 at 0 and for NaN
   }
   return 0.0f;
 }
@@ -109,6 +111,36 @@ void binary_backward(float* da, float* db, const float* dy, const float* a, cons
       case Binary::mul: if (da) da[ia] += g * b[ib]; if (db) db[ib] += g * a[ia]; break;
       case Binary::div: if (da) da[ia] += g / b[ib]; if (db) db[ib] -= g * a[ia] / (b[ib] * b[ib]); break;
     }
+  }
+}
+
+void compare_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Compare op) {
+  const int64_t n = numel(shapes.out);
+  for (int64_t i = 0; i < n; ++i) {
+    const float u = a[source_index(i, shapes.out, shapes.a)], v = b[source_index(i, shapes.out, shapes.b)];
+    bool holds = false;
+    switch (op) {
+      case Compare::eq: holds = u == v; break;
+      case Compare::ne: holds = u != v; break;
+      case Compare::lt: holds = u < v; break;
+      case Compare::le: holds = u <= v; break;
+      case Compare::gt: holds = u > v; break;
+      case Compare::ge: holds = u >= v; break;
+    }
+    y[i] = holds ? 1.0f : 0.0f;
+  }
+}
+
+void isclose_forward(float* y, const float* a, const float* b, const Broadcast& shapes, float rtol, float atol,
+                     bool equal_nan) {
+  const int64_t n = numel(shapes.out);
+  for (int64_t i = 0; i < n; ++i) {
+    const float u = a[source_index(i, shapes.out, shapes.a)], v = b[source_index(i, shapes.out, shapes.b)];
+    // As torch.isclose: equal values (equal infinities too) are close; otherwise the actual
+    // error must be finite and within the allowed one, both computed in float.
+    const float actual = std::fabs(u - v), allowed = atol + std::fabs(rtol * v);
+    const bool close = u == v || (std::isfinite(actual) && actual <= allowed) || (equal_nan && std::isnan(u) && std::isnan(v));
+    y[i] = close ? 1.0f : 0.0f;
   }
 }
 

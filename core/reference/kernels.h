@@ -12,6 +12,7 @@ namespace reference {
 
 using kernels::Binary;
 using kernels::Broadcast;
+using kernels::Compare;
 using kernels::Unary;
 
 // elementwise.cpp
@@ -20,6 +21,9 @@ void unary_backward(float* dx, const float* dy, const float* x, const float* y, 
 void binary_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Binary op);
 void binary_backward(float* da, float* db, const float* dy, const float* a, const float* b, const Broadcast& shapes,
                      Binary op);
+void compare_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Compare op);
+void isclose_forward(float* y, const float* a, const float* b, const Broadcast& shapes, float rtol, float atol,
+                     bool equal_nan);
 void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape, const std::vector<int64_t>& y_shape);
 void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
                      const std::vector<int64_t>& y_shape);
