@@ -1,5 +1,6 @@
 // tools/figures/animator.h — the book's d2l.Animator for a terminal: training progress as one
-// updating line, and the curves as a PNG at the end (through d2l::plot).
+// updating line, and the curves as a PNG (or an SVG, for a path ending in .svg) at the end
+// (through d2l::plot).
 //
 // The book's Animator redraws a matplotlib figure in the notebook after every add(). A
 // terminal cannot show the figure, so while training we print
@@ -38,7 +39,7 @@ class Animator {
   // epoch + (i + 1) / num_batches). NaN means "no value this time", like the book's None.
   // `extra` is appended to the progress line, e.g. "4567.8 tokens/sec".
   void add(float x, const std::vector<float>& ys, const std::string& extra = "");
-  // Writes the PNG (temp file + rename), prints "saved <path>" and returns the path.
+  // Writes the figure (temp file + rename), prints "saved <path>" and returns the path.
   std::string finish();
 
   const std::vector<Series>& series() const { return series_; }

@@ -221,17 +221,19 @@ void Canvas::rounded_rect(const Box& b, float radius, Rgb fill, float fill_alpha
 }
 
 namespace {
-struct PngSink {
-  std::FILE* f;
-  bool ok;
-};
-void png_write(void* ctx, void* data, int size) {
-  auto* s = static_cast<PngSink*>(ctx);
-  if (s->ok && std::fwrite(data, 1, static_cast<size_t>(size), s->f) != static_cast<size_t>(size)) s->ok = false;
+void append_bytes(void* ctx, void* data, int size) {
+  static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<size_t>(size));
 }
 }  // namespace
 
 void Canvas::save_png(const std::string& path, const char* op) const {
+  std::string png;
+  if (!stbi_write_png_to_func(append_bytes, &png, width_, height_, 3, rgb_.data(), width_ * 3))
+    throw std::runtime_error("[" + std::string(op) + "] cannot write '" + path + "': PNG encoding failed");
+  write_file_atomically(path, png, op);
+}
+
+void write_file_atomically(const std::string& path, const std::string& bytes, const char* op) {
   namespace fs = std::filesystem;
   auto fail_write = [&](const std::string& why) {
     throw std::runtime_error("[" + std::string(op) + "] cannot write '" + path + "': " + why);
@@ -244,11 +246,11 @@ void Canvas::save_png(const std::string& path, const char* op) const {
     if (ec) fail_write("cannot create directory '" + parent.string() + "' (" + ec.message() + ")");
   }
   const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(getpid()));
-  PngSink sink{std::fopen(tmp.c_str(), "wb"), true};
-  if (!sink.f) fail_write(std::string(std::strerror(errno)) + " (is the directory writable?)");
-  const int wrote = stbi_write_png_to_func(png_write, &sink, width_, height_, 3, rgb_.data(), width_ * 3);
-  const bool closed = std::fclose(sink.f) == 0;
-  if (!wrote || !sink.ok || !closed) {
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) fail_write(std::string(std::strerror(errno)) + " (is the directory writable?)");
+  const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed) {
     std::remove(tmp.c_str());
     fail_write("write failed (disk full?)");
   }

@@ -75,15 +75,18 @@ class Canvas {
   // A filled rounded rectangle with an outline (the legend's frame).
   void rounded_rect(const Box& b, float radius, Rgb fill, float fill_alpha, Rgb edge, float edge_width);
 
-  // Writes a PNG: to `path`.tmp.<pid> first, then renamed over `path`, so a failure never
-  // leaves a half-written image. Creates missing parent directories (out/<chapter>/).
-  // Errors are std::runtime_error "[op] cannot write 'path': reason".
+  // Writes a PNG with write_file_atomically (below).
   void save_png(const std::string& path, const char* op) const;
 
  private:
   int width_, height_;
   std::vector<uint8_t> rgb_;
 };
+
+// Writes `bytes` to `path`.tmp.<pid> first, then renames it over `path`, so a failure never
+// leaves a half-written file. Creates missing parent directories (out/<chapter>/). Errors
+// are std::runtime_error "[op] cannot write 'path': reason".
+void write_file_atomically(const std::string& path, const std::string& bytes, const char* op);
 
 // --- text ------------------------------------------------------------------------------
 // Text is DejaVu Sans, the font of the book's matplotlib figures, rendered with
