@@ -96,6 +96,11 @@ void show_heatmaps(const Tensor& matrices, const std::string& xlabel, const std:
                    const std::vector<std::string>& titles, std::pair<float, float> figsize,
                    const std::string& cmap, const std::string& path);
 HeatmapGrid heatmap_grid(const Tensor& matrices);  // 4-D only; the check names the shape
+// An array of 2 to 4 dimensions read from a file (values in C order) in show_heatmaps'
+// layout: (queries, keys) is one matrix, (cols, queries, keys) one row of matrices,
+// (rows, cols, queries, keys) the grid. Other shapes and empty arrays throw
+// std::runtime_error "NAME: ..." naming the shape.
+HeatmapGrid heatmap_grid(const std::vector<int64_t>& shape, std::vector<float> values, const std::string& name);
 
 // --- d2l.plot ----------------------------------------------------------------------------
 // One curve. fmt is matplotlib's format string: an optional colour letter (b g r c m y k

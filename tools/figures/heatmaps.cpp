@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "core/check.h"
 #include "core/tensor.h"
@@ -175,6 +176,24 @@ HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
                                                       VAlign::kCenter, true));
   }
   return L;
+}
+
+HeatmapGrid heatmap_grid(const std::vector<int64_t>& shape, std::vector<float> values, const std::string& name) {
+  if (shape.size() < 2 || shape.size() > 4)
+    throw std::runtime_error(name + ": shape " + shape_str(shape) + " has " + std::to_string(shape.size()) +
+                             (shape.size() == 1 ? " dimension" : " dimensions") + "; a heatmap needs 2 (queries, keys), 3 (cols, queries, keys) or 4 "
+                             "(rows, cols, queries, keys)");
+  for (int64_t d : shape)
+    if (d == 0) throw std::runtime_error(name + ": shape " + shape_str(shape) + " is empty: nothing to draw");
+  size_t count = 1;  // the shape's product, capped just past values.size() so it cannot overflow
+  for (int64_t d : shape)
+    count = static_cast<size_t>(d) > values.size() / count ? values.size() + 1 : count * static_cast<size_t>(d);
+  if (count != values.size())
+    throw std::runtime_error(name + ": shape " + shape_str(shape) + " does not hold the " +
+                             std::to_string(values.size()) + " values given");
+  std::vector<int64_t> s4(4 - shape.size(), 1);  // (q, k) -> (1, 1, q, k); (c, q, k) -> (1, c, q, k)
+  s4.insert(s4.end(), shape.begin(), shape.end());
+  return {s4[0], s4[1], s4[2], s4[3], std::move(values)};
 }
 
 void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::string& path) {
