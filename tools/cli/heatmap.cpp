@@ -1,7 +1,10 @@
-// tools/cli/heatmap.cpp — build/tools/heatmap: any matrix a chapter prints, as the book's
-// heatmap (d2l.show_heatmaps, 10.1 sec_attention-cues) in a PNG.
+// tools/cli/heatmap.cpp — build/tools/heatmap: any matrix a chapter prints, or weights saved
+// with NumPy's np.save, as the book's heatmap (d2l.show_heatmaps, 10.1 sec_attention-cues)
+// in a PNG or an SVG.
 //
-// Input, from a file or stdin ("-"), in either of two forms (read by tools/figures/heatmap_text.h):
+// Input, from a file or stdin ("-"): a NumPy .npy file (tools/figures/npy.h; recognised by
+// its magic bytes, or by the name *.npy) in show_heatmaps' layout, 2-D to 4-D, or text in
+// either of two forms (read by tools/figures/heatmap_text.h):
 //   plain text   one matrix row a line, values separated by whitespace or commas; a blank
 //                line starts the next matrix, and the matrices become the grid's columns;
 //                lines starting with '#' are comments.
@@ -9,6 +12,7 @@
 //                2-D is one matrix, 3-D (k, h, w) k columns, 4-D (rows, cols, h, w) the grid.
 // Exit status: 0 on success, 2 for a usage error (with the usage text), 1 for anything else;
 // errors go to stderr as "error: ..." naming the file and line.
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -23,20 +27,25 @@
 #include "tools/cli/cli_args.h"
 #include "tools/figures/figures.h"
 #include "tools/figures/heatmap_text.h"
+#include "tools/figures/npy.h"
+#include "tools/figures/surface.h"
 
 namespace {
 
 const char* kUsage =
     "usage: heatmap [options] FILE|-\n"
-    "Draws the matrices in FILE (or stdin for -) as a heatmap PNG, like the book's d2l.show_heatmaps.\n"
-    "  FILE holds plain rows (whitespace or comma separated; a blank line starts the next matrix,\n"
-    "  which becomes the next column of the grid) or a printed tensor: tensor([[...], ...]).\n"
+    "Draws the matrices in FILE (or stdin for -) as a heatmap PNG or SVG, like the book's d2l.show_heatmaps.\n"
+    "  FILE is a NumPy .npy file (np.save; float32 or float64, 2-D (queries, keys), 3-D (cols, queries,\n"
+    "  keys) or 4-D (rows, cols, queries, keys)), or text: plain rows (whitespace or comma separated;\n"
+    "  a blank line starts the next matrix, which becomes the next column of the grid) or a printed\n"
+    "  tensor: tensor([[...], ...]).\n"
     "options:\n"
     "  --xlabel TEXT        label under the bottom row (the book: Keys)\n"
     "  --ylabel TEXT        label left of the first column (the book: Queries)\n"
     "  --title TEXT         a column title; repeat once per column (Head 1, Head 2, ...)\n"
     "  --cmap NAME          Reds (default) or Blues\n"
-    "  --out PATH           the PNG to write (default out/heatmap.png)\n"
+    "  --format png|svg     the file format (default: by --out's extension, else png)\n"
+    "  --out PATH           the file to write, .png or .svg (default out/heatmap.png or .svg)\n"
     "  --figsize W,H        inches, each in [0.01, 100] (default 2.5,2.5)\n"
     "  --dpi N              pixels per inch, in [10, 1200] (default 200)\n"
     "  --rows R             arrange the matrices in R rows, in [1, 100000] (default 1, or a 4-D\n"
@@ -44,7 +53,8 @@ const char* kUsage =
     "  --xticklabels WORDS  space-separated words for the columns of each matrix\n"
     "  --yticklabels WORDS  space-separated words for the rows of each matrix\n"
     "  --help               this text\n"
-    "example: build/tools/heatmap --xlabel Keys --ylabel Queries --out out/eye.png weights.txt\n";
+    "example: build/tools/heatmap --xlabel Keys --ylabel Queries --out out/eye.png weights.txt\n"
+    "         build/tools/heatmap --xlabel Keys --ylabel Queries --format svg attention_weights.npy\n";
 
 using d2l::UsageError;
 
@@ -74,9 +84,49 @@ std::vector<std::string> words(const std::string& s) {
 constexpr int64_t kMinDpi = 10, kMaxDpi = 1200, kMaxRows = 100000;
 constexpr double kMinInches = 0.01, kMaxInches = 100;
 
+// --out and --format together: the default out/heatmap.<format>, and a format that agrees
+// with the file's extension (the figure code picks the format by extension).
+std::string output_path(const std::string& out, const std::string& format) {
+  if (!format.empty() && format != "png" && format != "svg")
+    throw UsageError("--format must be png or svg, got '" + format + "'");
+  if (out.empty()) return "out/heatmap." + (format.empty() ? std::string("png") : format);
+  d2l::FigureFormat by_name;
+  try {
+    by_name = d2l::figure_format(out, "heatmap");
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--out: ") + e.what());
+  }
+  const std::string named = by_name == d2l::FigureFormat::kSvg ? "svg" : "png";
+  if (!format.empty() && format != named)
+    throw UsageError("--format " + format + " but --out '" + out + "' names a " + named + " file");
+  return out;
+}
+
+bool ends_with_npy(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".npy";
+}
+
+// A *.npy file is read as NumPy's format (header first, so a wrong file fails before its
+// data is read); other input is read whole and is .npy if it starts with NumPy's magic.
+d2l::HeatmapGrid read_grid(const std::string& input) {
+  const std::string name = input == "-" ? "<stdin>" : input;
+  if (input != "-" && ends_with_npy(input)) {
+    d2l::NpyArray a = d2l::read_npy_file(input);
+    return d2l::heatmap_grid(a.shape, std::move(a.values), name);
+  }
+  const std::string bytes = read_input(input);
+  if (!d2l::is_npy(bytes)) return d2l::parse_heatmap_text(bytes, name);
+  std::istringstream in(bytes);
+  d2l::NpyArray a = d2l::read_npy(in, name);
+  return d2l::heatmap_grid(a.shape, std::move(a.values), name);
+}
+
 int run(int argc, char** argv) {
   d2l::HeatmapOptions opt;
-  std::string out = "out/heatmap.png", input;
+  std::string out, format, input;
   int64_t rows = 0;
   bool have_input = false;
   for (int k = 1; k < argc; ++k) {
@@ -92,6 +142,7 @@ int run(int argc, char** argv) {
       else if (arg == "--title") opt.titles.push_back(value);
       else if (arg == "--cmap") opt.cmap = value;
       else if (arg == "--out") out = value;
+      else if (arg == "--format") format = value;
       else if (arg == "--dpi") opt.dpi = static_cast<int>(d2l::parse_int_option("dpi", value, kMinDpi, kMaxDpi));
       else if (arg == "--rows") rows = d2l::parse_int_option("rows", value, 1, kMaxRows);
       else if (arg == "--xticklabels") opt.xticklabels = words(value);
@@ -113,9 +164,9 @@ int run(int argc, char** argv) {
     }
   }
   if (!have_input) throw UsageError("no input file (use - for stdin)");
+  out = output_path(out, format);
 
-  const std::string name = input == "-" ? "<stdin>" : input;
-  d2l::HeatmapGrid grid = d2l::parse_heatmap_text(read_input(input), name);
+  d2l::HeatmapGrid grid = read_grid(input);
   if (rows > 0) {
     const int64_t total = grid.rows * grid.cols;
     if (total % rows != 0)

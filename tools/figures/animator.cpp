@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "tools/figures/surface.h"
 
 namespace d2l {
 
@@ -32,7 +33,8 @@ Animator::Animator(std::string xlabel, std::vector<std::string> legend, std::pai
       start_(std::chrono::steady_clock::now()),
       last_print_(start_ - std::chrono::seconds(1)) {  // the first add() shows at once
   check(total_epochs > 0, "Animator", "total_epochs must be positive, got ", total_epochs);
-  check(!path_.empty(), "Animator", "needs a PNG path for the curves");
+  check(!path_.empty(), "Animator", "needs a file for the curves (.png, or .svg for an SVG)");
+  figure_format(path_, "Animator");  // an unknown extension fails now, not after training
   opt_.xlabel = std::move(xlabel);
   opt_.xlim = xlim;
   opt_.ylim = ylim;

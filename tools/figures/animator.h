@@ -1,5 +1,6 @@
 // tools/figures/animator.h — the book's d2l.Animator for a terminal: training progress as one
-// updating line, and the curves as a PNG at the end (through d2l::plot).
+// updating line, and the curves as a PNG (or an SVG, for a path ending in .svg) at the end
+// (through d2l::plot).
 //
 // The book's Animator redraws a matplotlib figure in the notebook after every add(). A
 // terminal cannot show the figure, so while training we print
@@ -52,7 +53,8 @@ class Animator {
   std::string finish();
   // The two halves of finish(), for a trainer that saves its model between them (so a
   // figure that cannot be written never costs the model): end_progress() prints the final
-  // progress line (idempotent); draw() writes the PNG (temp file + rename) and may throw.
+  // progress line (idempotent); draw() writes the PNG or SVG (temp file + rename) and may
+  // throw.
   void end_progress();
   void draw();
   // A resumed run: the curves drawn before the stop, one series per legend entry (each

@@ -1,4 +1,4 @@
-// tools/figures/figures.h — the book's figures as PNG files, without Python: d2l.show_heatmaps
+// tools/figures/figures.h — the book's figures as PNG or SVG files, without Python: d2l.show_heatmaps
 // (10.1 注意力提示 / Attention Cues, sec_attention-cues, and every attention section after it)
 // and d2l.plot (Nadaraya–Watson, positional encoding, every training-loss curve).
 //
@@ -7,7 +7,10 @@
 // a light grid. Sizes are in inches as in the book (figsize) and rendered at `dpi`, 200 by
 // default, so a 2.5-inch heatmap is 500 × 500 pixels. The canvas is exactly figsize × dpi,
 // laid out tightly around the labels (the book's SVGs are cropped the same way, by
-// bbox_inches='tight'). Every PNG is written to a temporary file and renamed.
+// bbox_inches='tight'). A path ending in .svg gives the same figure as SVG, with text as
+// text, as the book's d2l.use_svg_display shows it (tools/figures/surface.h); .png or no
+// extension gives a PNG, any other extension is refused. Every file is written to a
+// temporary file and renamed.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -83,7 +86,7 @@ struct HeatmapLayout {
 // Checks the grid and options (std::invalid_argument "[show_heatmaps] ..." naming the
 // shape) and computes the layout.
 HeatmapLayout heatmap_layout(const HeatmapGrid& grid, const HeatmapOptions& opt);
-// Draws and writes the PNG. Non-finite values are drawn grey with a warning on stderr; a
+// Draws and writes the PNG or SVG. Non-finite values are drawn grey with a warning on stderr; a
 // constant grid gets a colour scale of value ± 10% (± 0.5 around 0) and mid-scale cells.
 void show_heatmaps(const HeatmapGrid& grid, const HeatmapOptions& opt, const std::string& path);
 
@@ -96,6 +99,11 @@ void show_heatmaps(const Tensor& matrices, const std::string& xlabel, const std:
                    const std::vector<std::string>& titles, std::pair<float, float> figsize,
                    const std::string& cmap, const std::string& path);
 HeatmapGrid heatmap_grid(const Tensor& matrices);  // 4-D only; the check names the shape
+// An array of 2 to 4 dimensions read from a file (values in C order) in show_heatmaps'
+// layout: (queries, keys) is one matrix, (cols, queries, keys) one row of matrices,
+// (rows, cols, queries, keys) the grid. Other shapes and empty arrays throw
+// std::runtime_error "NAME: ..." naming the shape.
+HeatmapGrid heatmap_grid(const std::vector<int64_t>& shape, std::vector<float> values, const std::string& name);
 
 // --- d2l.plot ----------------------------------------------------------------------------
 // One curve. fmt is matplotlib's format string: an optional colour letter (b g r c m y k

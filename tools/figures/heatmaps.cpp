@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "core/check.h"
 #include "core/tensor.h"
 #include "tools/figures/figures.h"
 #include "tools/figures/figures_style.h"
+#include "tools/figures/surface.h"
 
 namespace d2l {
 
@@ -176,30 +178,41 @@ HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
   return L;
 }
 
+HeatmapGrid heatmap_grid(const std::vector<int64_t>& shape, std::vector<float> values, const std::string& name) {
+  if (shape.size() < 2 || shape.size() > 4)
+    throw std::runtime_error(name + ": shape " + shape_str(shape) + " has " + std::to_string(shape.size()) +
+                             (shape.size() == 1 ? " dimension" : " dimensions") + "; a heatmap needs 2 (queries, keys), 3 (cols, queries, keys) or 4 "
+                             "(rows, cols, queries, keys)");
+  for (int64_t d : shape)
+    if (d == 0) throw std::runtime_error(name + ": shape " + shape_str(shape) + " is empty: nothing to draw");
+  size_t count = 1;  // the shape's product, capped just past values.size() so it cannot overflow
+  for (int64_t d : shape)
+    count = static_cast<size_t>(d) > values.size() / count ? values.size() + 1 : count * static_cast<size_t>(d);
+  if (count != values.size())
+    throw std::runtime_error(name + ": shape " + shape_str(shape) + " does not hold the " +
+                             std::to_string(values.size()) + " values given");
+  std::vector<int64_t> s4(4 - shape.size(), 1);  // (q, k) -> (1, 1, q, k); (c, q, k) -> (1, c, q, k)
+  s4.insert(s4.end(), shape.begin(), shape.end());
+  return {s4[0], s4[1], s4[2], s4[3], std::move(values)};
+}
+
 void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::string& path) {
   const HeatmapLayout L = heatmap_layout(g, opt);
   const FigureStyle st(opt.dpi, opt.fontsize, opt.tick_fontsize);
-  Canvas c(L.width, L.height);
+  const std::unique_ptr<Surface> surface = make_surface(path, L.width, L.height, opt.dpi, "show_heatmaps");
+  Surface& c = *surface;
   auto color_of = [&](float v) {
     return std::isfinite(v) ? colormap(opt.cmap, static_cast<float>((v - L.vmin) / (L.vmax - L.vmin))) : kNonFiniteColor;
   };
 
-  // Cells, nearest-neighbour like imshow: a pixel takes the cell under its centre.
+  // Cells, nearest-neighbour like imshow.
   for (int64_t r = 0; r < g.rows; ++r)
-    for (int64_t col = 0; col < g.cols; ++col) {
-      const Mask area(L.axes[r * g.cols + col]);
-      for (int y = area.y0; y < area.y0 + area.height; ++y) {
-        const int64_t i = std::min<int64_t>(g.height - 1, static_cast<int64_t>((y + 0.5f - L.axes[r * g.cols + col].y0) / L.cell));
-        for (int x = area.x0; x < area.x0 + area.width; ++x) {
-          const int64_t j = std::min<int64_t>(g.width - 1, static_cast<int64_t>((x + 0.5f - L.axes[r * g.cols + col].x0) / L.cell));
-          c.set_pixel(x, y, color_of(g.at(r, col, std::max<int64_t>(0, i), std::max<int64_t>(0, j))));
-        }
-      }
-    }
+    for (int64_t col = 0; col < g.cols; ++col)
+      c.cells(L.axes[r * g.cols + col], g.height, g.width,
+              [&](int64_t i, int64_t j) { return color_of(g.at(r, col, i, j)); });
 
   // Spines, ticks on every subplot, tick labels on the outer ones (sharex / sharey).
   const bool xwords = !opt.xticklabels.empty(), ywords = !opt.yticklabels.empty();
-  const float hw = 0.5f * st.tick_width;
   for (int64_t r = 0; r < g.rows; ++r)
     for (int64_t col = 0; col < g.cols; ++col) {
       const Box& a = L.axes[r * g.cols + col];
@@ -209,39 +222,38 @@ void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::s
       const auto xs = cell_tick_text(xt, opt.xticklabels), ys = cell_tick_text(yt, opt.yticklabels);
       for (size_t k = 0; k < xt.size(); ++k) {
         const float x = a.x0 + (static_cast<float>(xt[k]) + 0.5f) * L.cell;
-        c.fill_rect({x - hw, a.y1, x + hw, a.y1 + st.tick_len}, kBlack);
+        c.rule(x, a.y1, x, a.y1 + st.tick_len, st.tick_width, kBlack);
         if (r == g.rows - 1)
-          draw_text(c, xs[k], st.tick_font, x, a.y1 + st.tick_len + st.tick_pad, HAlign::kCenter, VAlign::kTop,
-                    kBlack, xwords);
+          c.text(xs[k], st.tick_font, x, a.y1 + st.tick_len + st.tick_pad, HAlign::kCenter, VAlign::kTop, kBlack,
+                 xwords);
       }
       for (size_t k = 0; k < yt.size(); ++k) {
         const float y = a.y0 + (static_cast<float>(yt[k]) + 0.5f) * L.cell;
-        c.fill_rect({a.x0 - st.tick_len, y - hw, a.x0, y + hw}, kBlack);
+        c.rule(a.x0 - st.tick_len, y, a.x0, y, st.tick_width, kBlack);
         if (col == 0)
-          draw_text(c, ys[k], st.tick_font, a.x0 - st.tick_len - st.tick_pad, y, HAlign::kRight, VAlign::kCenter);
+          c.text(ys[k], st.tick_font, a.x0 - st.tick_len - st.tick_pad, y, HAlign::kRight, VAlign::kCenter);
       }
       if (!opt.titles.empty())
-        draw_text(c, opt.titles[col], st.title_font, a.cx(), a.y0 - st.title_pad, HAlign::kCenter, VAlign::kBottom);
+        c.text(opt.titles[col], st.title_font, a.cx(), a.y0 - st.title_pad, HAlign::kCenter, VAlign::kBottom);
     }
   for (int64_t col = 0; col < g.cols && !opt.xlabel.empty(); ++col)
-    draw_text(c, opt.xlabel, st.font, L.xlabels[col].cx(), L.xlabels[col].y0, HAlign::kCenter, VAlign::kTop);
+    c.text(opt.xlabel, st.font, L.xlabels[col].cx(), L.xlabels[col].y0, HAlign::kCenter, VAlign::kTop);
   for (int64_t r = 0; r < g.rows && !opt.ylabel.empty(); ++r)
-    draw_text(c, opt.ylabel, st.font, L.ylabels[r].x1, L.ylabels[r].cy(), HAlign::kRight, VAlign::kCenter, kBlack,
-              true);
+    c.text(opt.ylabel, st.font, L.ylabels[r].x1, L.ylabels[r].cy(), HAlign::kRight, VAlign::kCenter, kBlack, true);
 
-  // The colorbar: vmin at the bottom, ticks and numbers on its right.
+  // The colorbar: vmin at the bottom, one cell per pixel row (the colour at its centre),
+  // ticks and numbers on its right.
   const Box& cb = L.colorbar;
-  const Mask strip(cb);
-  for (int y = strip.y0; y < strip.y0 + strip.height; ++y) {
-    const Rgb col = colormap(opt.cmap, (cb.y1 - (y + 0.5f)) / cb.height());
-    for (int x = strip.x0; x < strip.x0 + strip.width; ++x) c.set_pixel(x, y, col);
-  }
+  const int64_t strip_rows = Mask(cb).height;
+  c.cells(cb, strip_rows, 1, [&](int64_t i, int64_t) {
+    return colormap(opt.cmap, (cb.y1 - (cb.y0 + static_cast<float>(i) + 0.5f)) / cb.height());
+  });
   c.frame_rect(cb, st.spine, kBlack);
   const auto labels = tick_labels(L.colorbar_ticks);
   for (size_t k = 0; k < labels.size(); ++k) {
     const float y = cb.y1 - static_cast<float>((L.colorbar_ticks[k] - L.vmin) / (L.vmax - L.vmin)) * cb.height();
-    c.fill_rect({cb.x1, y - hw, cb.x1 + st.tick_len, y + hw}, kBlack);
-    draw_text(c, labels[k], st.tick_font, cb.x1 + st.tick_len + st.tick_pad, y, HAlign::kLeft, VAlign::kCenter);
+    c.rule(cb.x1, y, cb.x1 + st.tick_len, y, st.tick_width, kBlack);
+    c.text(labels[k], st.tick_font, cb.x1 + st.tick_len + st.tick_pad, y, HAlign::kLeft, VAlign::kCenter);
   }
 
   if (L.nonfinite > 0) {
@@ -254,7 +266,7 @@ void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::s
                  static_cast<long long>(col), static_cast<long long>(i), static_cast<long long>(j),
                  static_cast<double>(g.values[first]), hex_str(kNonFiniteColor).c_str(), path.c_str());
   }
-  c.save_png(path, "show_heatmaps");
+  c.save(path, "show_heatmaps");
 }
 
 }  // namespace d2l

@@ -13,6 +13,7 @@
 #include "core/check.h"
 #include "tools/figures/figures.h"
 #include "tools/figures/figures_style.h"
+#include "tools/figures/surface.h"
 
 namespace d2l {
 
@@ -174,7 +175,7 @@ Box best_legend_box(const std::vector<Series>& series, const PlotLayout& L, floa
   return best;
 }
 
-void draw_marker(Canvas& c, char marker, float x, float y, Rgb color, float alpha, const FigureStyle& st,
+void draw_marker(Surface& c, char marker, float x, float y, Rgb color, float alpha, const FigureStyle& st,
                  const Box& clip) {
   // markersize 6 pt ('.' is half that) with a 1 pt edge in the same colour: with alpha
   // the edge shows as a darker ring, as in matplotlib.
@@ -264,31 +265,30 @@ void plot(const std::vector<Series>& series, const PlotOptions& opt, const std::
   const PlotLayout L = plot_layout(series, opt);
   const Resolved r = resolve(series, opt);
   const FigureStyle st(opt.dpi, opt.fontsize, opt.fontsize);
-  const float lw = 1.5f * st.pt, hw = 0.5f * st.tick_width;
+  const float lw = 1.5f * st.pt;
   const Box& a = L.axes;
-  Canvas c(L.width, L.height);
+  const std::unique_ptr<Surface> surface = make_surface(path, L.width, L.height, opt.dpi, "plot");
+  Surface& c = *surface;
 
-  // Grid under the data, at the ticks.
-  for (double t : L.xticks) c.fill_rect({L.px(t) - 0.4f * st.pt, a.y0, L.px(t) + 0.4f * st.pt, a.y1}, kGrid);
-  for (double t : L.yticks) c.fill_rect({a.x0, L.py(t) - 0.4f * st.pt, a.x1, L.py(t) + 0.4f * st.pt}, kGrid);
+  // Grid under the data, at the ticks (axes.grid: 0.8 pt).
+  for (double t : L.xticks) c.rule(L.px(t), a.y0, L.px(t), a.y1, 0.8f * st.pt, kGrid);
+  for (double t : L.yticks) c.rule(a.x0, L.py(t), a.x1, L.py(t), 0.8f * st.pt, kGrid);
 
   // Series in order; a non-finite point breaks the line.
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
     const Format& f = r.fmts[i];
-    Mask lines(a);
-    std::vector<std::pair<float, float>> run;
+    std::vector<Polyline> runs(1);
     size_t skipped = 0;
-    auto flush = [&] {
-      if (!f.line.empty()) stroke_polyline(lines, run, lw, dash_pattern(f.line, lw));
-      run.clear();
-    };
     for (size_t k = 0; k < s.x.size(); ++k) {
-      if (!std::isfinite(s.x[k]) || !std::isfinite(s.y[k])) { ++skipped; flush(); continue; }
-      run.push_back({L.px(s.x[k]), L.py(s.y[k])});
+      if (std::isfinite(s.x[k]) && std::isfinite(s.y[k])) {
+        runs.back().push_back({L.px(s.x[k]), L.py(s.y[k])});
+      } else {  // a NaN or inf point breaks the line
+        ++skipped;
+        if (!runs.back().empty()) runs.emplace_back();
+      }
     }
-    flush();
-    c.composite(lines, r.colors[i], r.alphas[i]);
+    if (!f.line.empty()) c.lines(runs, lw, dash_pattern(f.line, lw), r.colors[i], r.alphas[i], a);
     if (f.marker)
       for (size_t k = 0; k < s.x.size(); ++k)
         if (std::isfinite(s.x[k]) && std::isfinite(s.y[k]))
@@ -303,17 +303,17 @@ void plot(const std::vector<Series>& series, const PlotOptions& opt, const std::
   const auto xl = tick_labels(L.xticks), yl = tick_labels(L.yticks);
   for (size_t k = 0; k < xl.size(); ++k) {
     const float x = L.px(L.xticks[k]);
-    c.fill_rect({x - hw, a.y1, x + hw, a.y1 + st.tick_len}, kBlack);
-    draw_text(c, xl[k], st.font, x, a.y1 + st.tick_len + st.tick_pad, HAlign::kCenter, VAlign::kTop);
+    c.rule(x, a.y1, x, a.y1 + st.tick_len, st.tick_width, kBlack);
+    c.text(xl[k], st.font, x, a.y1 + st.tick_len + st.tick_pad, HAlign::kCenter, VAlign::kTop);
   }
   for (size_t k = 0; k < yl.size(); ++k) {
     const float y = L.py(L.yticks[k]);
-    c.fill_rect({a.x0 - st.tick_len, y - hw, a.x0, y + hw}, kBlack);
-    draw_text(c, yl[k], st.font, a.x0 - st.tick_len - st.tick_pad, y, HAlign::kRight, VAlign::kCenter);
+    c.rule(a.x0 - st.tick_len, y, a.x0, y, st.tick_width, kBlack);
+    c.text(yl[k], st.font, a.x0 - st.tick_len - st.tick_pad, y, HAlign::kRight, VAlign::kCenter);
   }
-  if (!opt.xlabel.empty()) draw_text(c, opt.xlabel, st.font, L.xlabel.cx(), L.xlabel.y0, HAlign::kCenter, VAlign::kTop);
+  if (!opt.xlabel.empty()) c.text(opt.xlabel, st.font, L.xlabel.cx(), L.xlabel.y0, HAlign::kCenter, VAlign::kTop);
   if (!opt.ylabel.empty())
-    draw_text(c, opt.ylabel, st.font, L.ylabel.x1, L.ylabel.cy(), HAlign::kRight, VAlign::kCenter, kBlack, true);
+    c.text(opt.ylabel, st.font, L.ylabel.x1, L.ylabel.cy(), HAlign::kRight, VAlign::kCenter, kBlack, true);
 
   // Legend: a white, 80%-opaque rounded box with a light edge, one row per named series.
   if (!L.legend.empty()) {
@@ -323,17 +323,14 @@ void plot(const std::vector<Series>& series, const PlotOptions& opt, const std::
     for (size_t i = 0; i < series.size(); ++i) {
       if (r.labels[i].empty()) continue;
       const float x0 = L.legend.x0 + kBorderPad * fs, x1 = x0 + kHandleLength * fs, cy = y + 0.5f * text_h;
-      if (!r.fmts[i].line.empty()) {
-        Mask handle(L.legend);
-        stroke_polyline(handle, {{x0, cy}, {x1, cy}}, lw, dash_pattern(r.fmts[i].line, lw));
-        c.composite(handle, r.colors[i], r.alphas[i]);
-      }
+      if (!r.fmts[i].line.empty())
+        c.lines({{{x0, cy}, {x1, cy}}}, lw, dash_pattern(r.fmts[i].line, lw), r.colors[i], r.alphas[i], L.legend);
       if (r.fmts[i].marker) draw_marker(c, r.fmts[i].marker, 0.5f * (x0 + x1), cy, r.colors[i], r.alphas[i], st, L.legend);
-      draw_text(c, r.labels[i], fs, x1 + kHandleTextPad * fs, cy, HAlign::kLeft, VAlign::kCenter);
+      c.text(r.labels[i], fs, x1 + kHandleTextPad * fs, cy, HAlign::kLeft, VAlign::kCenter);
       y += text_h + kLabelSpacing * fs;
     }
   }
-  c.save_png(path, "plot");
+  c.save(path, "plot");
 }
 
 void plot(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys, const PlotOptions& opt,

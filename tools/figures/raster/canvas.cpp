@@ -224,7 +224,7 @@ void png_append(void* ctx, void* data, int size) {
 }
 }  // namespace
 
-void Canvas::save_png(const std::string& path, const char* op) const {
+void write_figure_file(const std::string& path, const std::string& bytes, const char* op) {
   namespace fs = std::filesystem;
   if (path.empty()) throw std::runtime_error("[" + std::string(op) + "] cannot write '': empty file name");
   const fs::path parent = fs::path(path).parent_path();
@@ -235,10 +235,15 @@ void Canvas::save_png(const std::string& path, const char* op) const {
       throw std::runtime_error("[" + std::string(op) + "] cannot write '" + path + "': cannot create directory '" +
                                parent.string() + "' (" + ec.message() + ")");
   }
+  write_file_atomically(path, bytes, op);  // unique temporary, fsync, rename; never over a link or device
+}
+
+void Canvas::save_png(const std::string& path, const char* op) const {
+  if (path.empty()) throw std::runtime_error("[" + std::string(op) + "] cannot write '': empty file name");
   std::string png;
   if (!stbi_write_png_to_func(png_append, &png, width_, height_, 3, rgb_.data(), width_ * 3))
     throw std::runtime_error("[" + std::string(op) + "] cannot write '" + path + "': the PNG encoder failed");
-  write_file_atomically(path, png, op);  // unique temporary, fsync, rename; never over a link or device
+  write_figure_file(path, png, op);
 }
 
 }  // namespace d2l

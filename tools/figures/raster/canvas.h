@@ -75,16 +75,19 @@ class Canvas {
   // A filled rounded rectangle with an outline (the legend's frame).
   void rounded_rect(const Box& b, float radius, Rgb fill, float fill_alpha, Rgb edge, float edge_width);
 
-  // Writes a PNG through write_file_atomically (core/files.h): to a unique `path`.tmp.XXXXXX
-  // first, then renamed over `path`, so a failure never leaves a half-written image, and a
-  // target that is a link, FIFO or device is refused. Creates missing parent directories.
-  // Errors are std::runtime_error "[op] cannot write 'path': reason".
+  // Writes a PNG with write_figure_file (below).
   void save_png(const std::string& path, const char* op) const;
 
  private:
   int width_, height_;
   std::vector<uint8_t> rgb_;
 };
+
+// Writes a figure's bytes (PNG or SVG): creates missing parent directories (out/<chapter>/),
+// then write_file_atomically (core/files.h): a unique `path`.tmp.XXXXXX first, renamed over
+// `path`, so a failure never leaves a half-written image, and a target that is a link, FIFO
+// or device is refused. Errors are std::runtime_error "[op] cannot write 'path': reason".
+void write_figure_file(const std::string& path, const std::string& bytes, const char* op);
 
 // --- text ------------------------------------------------------------------------------
 // Text is DejaVu Sans, the font of the book's matplotlib figures, rendered with
