@@ -291,4 +291,24 @@ BOOST_AUTO_TEST_CASE(numerics_check_names_the_weight) {
                         message_has({"gradient of 'sqrt'", "flat index 0 of input 0 (2,) (the parameter 'block.dense1.weight')"}));
 }
 
+// The README's walk-through of a backward trace quotes the demo's first eight lines: they
+// must be what the demo prints (forward trace, the value, the two backward steps, the
+// gradients), so the text explaining each number stays true.
+BOOST_AUTO_TEST_CASE(readme_trace_walkthrough_is_the_demos_output) {
+  const std::string readme = d2l_test::read_file("README.md");
+  const size_t section = readme.find("### Reading a backward trace");
+  BOOST_REQUIRE(section != std::string::npos);
+  const size_t open = readme.find("```text\n", section), close = readme.find("```", open + 8);
+  BOOST_REQUIRE(open != std::string::npos && close != std::string::npos);
+  const std::string quoted = readme.substr(open + 8, close - open - 8);
+  const auto [rc, out] = d2l_test::run_capture("D2L_TRACE=2 " + d2l_test::build_dir() + "/tools/autograd_demo");
+  BOOST_TEST(rc == 0, out);
+  std::istringstream lines(out);
+  std::string first8, line;
+  for (int i = 0; i < 8 && std::getline(lines, line); ++i) first8 += line + "\n";
+  BOOST_TEST(first8 == quoted);
+  // The numbers the walk-through explains: dy/dx = w = [3, 4] (norm 5), dy/dw = x = [1, 2].
+  BOOST_TEST(quoted.find("input 0 leaf (2,) norm 5, input 1 leaf (2,) norm 2.23607") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
