@@ -288,7 +288,11 @@ const bool g_env_read = [] {
 // time includes its nested layers; printed as a tree, in path order.
 void print_layer_table() {
   std::map<std::vector<std::string>, OpRow> nested;
-  for (const auto& [path, r] : profile().layers) {
+  for (const auto& entry : profile().layers) {
+    // Named references, not a structured binding: C++17 lambdas cannot capture those (clang
+    // refuses).
+    const auto& path = entry.first;
+    const OpRow& r = entry.second;
     std::vector<std::string> key;
     auto add = [&](const std::vector<std::string>& k) {
       OpRow& n = nested[k];

@@ -6,6 +6,7 @@
 
 #include "core/autograd.h"
 #include "core/init.h"
+#include "core/module.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/transformer.h"
@@ -167,6 +168,21 @@ BOOST_AUTO_TEST_CASE(errors_name_the_layer) {
   TransformerDecoder decoder(10, 4, 4, 4, 4, {4}, 4, 8, 2, 2, 0.0f);
   BOOST_CHECK_EXCEPTION(decoder(ones({1, 1}), DecoderState{}), std::invalid_argument,
                         [](const std::invalid_argument& e) { return std::string(e.what()).find("[TransformerDecoder]") == 0; });
+}
+
+// The debug views name a weight by parameter_name, from the registrations alone: for the
+// whole encoder (blocks registered through NamedBlocks) it must spell every parameter as
+// named_parameters() does, e.g. "blks.block1.attention.W_q.weight".
+BOOST_AUTO_TEST_CASE(debug_names_match_named_parameters) {
+  TransformerEncoder encoder(200, 24, 24, 24, 24, {100, 24}, 24, 48, 8, 2, 0.5f);
+  const auto named = encoder.named_parameters();
+  BOOST_REQUIRE(!named.empty());
+  bool saw_block1 = false;
+  for (const auto& [name, t] : named) {
+    BOOST_TEST(parameter_name(t) == name);
+    saw_block1 = saw_block1 || name == "blks.block1.attention.W_q.weight";
+  }
+  BOOST_TEST(saw_block1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
