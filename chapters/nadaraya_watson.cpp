@@ -268,8 +268,9 @@ int main(int argc, char** argv) {
   args.add_int("epochs", 5, "training epochs of the parametric model (the book: 5)", 1, 100000);
   args.add_float("lr", 0.5, "SGD learning rate (the book: 0.5)", 0.0, 100.0);
   args.add_flag("quick", "one epoch (for CI); the exercises (--ex) ignore it, they take well under a second");
+  // At most 2000: training builds (n, n - 1) key and value tables, a few of them at once.
   args.add_int("n-train", 50, "training points (the book: 50); --ex 1 compares 50 with this many, 500 unless given",
-               2, 100000);
+               2, 2000);
   const std::vector<Exercise> exercises = {
       {1, "more training points: the models with 50 and --n-train points, test errors and predictions"},
       {2, "the learned w and its bandwidth 1/w: weight maps for w = 1 and the learned w, how sharp each is"},
