@@ -13,9 +13,21 @@
 // file records the model's settings and vocabularies, Adam's state and the generator.
 // Run time: a few minutes on two cores (--quick: seconds). Everything after the shape
 // demos depends on the random init, so numbers differ from the book's in the last digits.
+//
+// --pe learned answers exercise 2 of 10.6 (sec_self-attention-and-positional-encoding), a
+// learnable positional encoding: the encoder and decoder each add a LearnedPositionalEncoding
+// (layers/self_attention_and_positional_encoding.h) instead of the sinusoids and train it
+// with the model. It is drawn here, where it is trained, rather than in 10.6's program,
+// which trains nothing. After the book's output the program prints the table's shape and
+// how far training moved its rows (positions 0..num_steps-1 move, later ones never do), and
+// writes out/transformer/positional_encoding.png: the sinusoidal P, the encoder's and the
+// decoder's learned P over positions 0..num_steps-1, side by side (Blues, as 10.6 draws P).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <tuple>
+#include <utility>
 
 #include "core/autograd.h"
 #include "core/ops.h"
@@ -49,6 +61,46 @@ Tensor decoder_weights(const std::vector<std::vector<Tensor>>& seq, int which, i
   return W;
 }
 
+// The largest and the mean |P - P0| over rows [begin, end) of a (1, max_len, d) table.
+std::pair<float, float> row_change(const Tensor& P, const Tensor& P0, int64_t begin, int64_t end) {
+  const int64_t d = P.size(2);
+  float largest = 0.0f;
+  double total = 0.0;
+  for (int64_t k = begin * d; k < end * d; ++k) {
+    const float c = std::fabs(P.data()[k] - P0.data()[k]);
+    largest = std::max(largest, c);
+    total += c;
+  }
+  return {largest, static_cast<float>(total / static_cast<double>((end - begin) * d))};
+}
+
+// 10.6's exercise 2: the learned tables after training, against the sinusoids. Training
+// sequences have num_steps tokens, so only rows 0..num_steps-1 ever get a gradient.
+void show_learned_encoding(const TransformerEncoder& encoder, const TransformerDecoder& decoder, const Tensor& enc_P0,
+                           const Tensor& dec_P0, int64_t num_steps, const std::string& out) {
+  print_banner("可学习的位置编码 / learned positional encoding (10.6, exercise 2)");
+  const int64_t max_len = encoder.pos_encoding->max_len;
+  std::cout << "learned P: encoder " << torch_size(encoder.pos_encoding->P.shape()) << ", decoder "
+            << torch_size(decoder.pos_encoding->P.shape()) << " (1, max_len, num_hiddens)\n";
+  for (const auto& [name, P, P0] : {std::make_tuple("encoder", encoder.pos_encoding->P, enc_P0),
+                                    std::make_tuple("decoder", decoder.pos_encoding->P, dec_P0)}) {
+    const auto [trained_max, trained_mean] = row_change(P, P0, 0, num_steps);
+    const auto [rest_max, rest_mean] = row_change(P, P0, num_steps, max_len);
+    std::printf("%s: rows 0..%lld moved by %.4f on average (largest %.4f); rows %lld..%lld by %.4f (largest %.4f)\n",
+                name, static_cast<long long>(num_steps - 1), trained_mean, trained_max,
+                static_cast<long long>(num_steps), static_cast<long long>(max_len - 1), rest_mean, rest_max);
+  }
+  const PositionalEncoding sinusoidal(encoder.num_hiddens, 0.0f, max_len);
+  auto rows = [&](const Tensor& P) { return select(slice(P, 1, 0, num_steps), 0, 0); };
+  const Tensor maps = reshape(stack({rows(sinusoidal.P), rows(encoder.pos_encoding->P), rows(decoder.pos_encoding->P)}, 0),
+                              {1, 3, num_steps, encoder.num_hiddens});
+  const std::string path = out + "/positional_encoding.png";
+  write_figure(path, [&] {
+    show_heatmaps(maps, "Column (encoding dimension)", "Row (position)",
+                  {"sinusoidal", "learned (encoder)", "learned (decoder)"}, {9.0f, 2.5f}, "Blues", path);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,8 +108,17 @@ int main(int argc, char** argv) {
                               "and translation.");
   const Seq2SeqOptions seq2seq(args, 200, 20);
   args.add_flag("pe-offset", "in prediction add the true position's encoding, not position 0 (the book's quirk)");
+  args.add_string("pe", "sinusoidal",
+                  "positional encoding: sinusoidal (the book's) or learned (10.6's exercise 2: a trained table, "
+                  "drawn beside the sinusoidal one in positional_encoding.png)",
+                  "KIND");
   add_chapter_options(args, "out/transformer");
   args.parse_or_exit(argc, argv);
+  const std::string pe = args.get_string("pe");
+  if (pe != "sinusoidal" && pe != "learned") {
+    std::fprintf(stderr, "error: [--pe] expects sinusoidal or learned, got '%s' (see --help)\n", pe.c_str());
+    return 2;
+  }
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
 
@@ -110,21 +171,26 @@ int main(int argc, char** argv) {
     std::cout << "using data: " << source.description << "\n";
     const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
     TransformerEncoder encoder(data.src_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
-                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
+                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout, false, pe);
     TransformerDecoder decoder(data.tgt_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
-                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
+                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout, pe);
+    // The learned tables as they start, to measure how far training moves each row.
+    const Tensor enc_P0 = encoder.pos_encoding->P.detach(), dec_P0 = decoder.pos_encoding->P.detach();
     decoder.pe_offset = args.get_flag("pe-offset");
     EncoderDecoder net(encoder, decoder);
     // What a parameter file must match to be loaded here (--pe-offset changes prediction
     // only, so it is not among them), and what a resumed run must match.
-    Checkpoint checkpoint = seq2seq.checkpoint(
-        {{"model", "transformer"}, {"num_hiddens", setting_number(num_hiddens)},
-         {"num_layers", setting_number(num_layers)}, {"num_heads", setting_number(num_heads)},
-         {"ffn_num_hiddens", setting_number(ffn_num_hiddens)}, {"key_size", setting_number(key_size)},
-         {"query_size", setting_number(query_size)}, {"value_size", setting_number(value_size)},
-         {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
-         {"src_vocab", vocab_fingerprint(data.src_vocab)}, {"tgt_vocab", vocab_fingerprint(data.tgt_vocab)}},
-        {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+    ModelSettings model_settings = {
+        {"model", "transformer"}, {"num_hiddens", setting_number(num_hiddens)},
+        {"num_layers", setting_number(num_layers)}, {"num_heads", setting_number(num_heads)},
+        {"ffn_num_hiddens", setting_number(ffn_num_hiddens)}, {"key_size", setting_number(key_size)},
+        {"query_size", setting_number(query_size)}, {"value_size", setting_number(value_size)},
+        {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
+        {"src_vocab", vocab_fingerprint(data.src_vocab)}, {"tgt_vocab", vocab_fingerprint(data.tgt_vocab)}};
+    // Recorded only when not the book's, so the default run's files stay as they were.
+    if (pe != "sinusoidal") model_settings.push_back({"pe", pe});
+    Checkpoint checkpoint =
+        seq2seq.checkpoint(model_settings, {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
     seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
       train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", {out + "/loss.png", true, &checkpoint});
     });
@@ -170,6 +236,7 @@ int main(int argc, char** argv) {
       show_heatmaps(dec_inter, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
                     out + "/decoder_encoder_attention.png");
     });
+    if (pe == "learned") show_learned_encoding(encoder, decoder, enc_P0, dec_P0, num_steps, out);
     return 0;
   });
 }
