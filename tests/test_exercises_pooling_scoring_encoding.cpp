@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 #include <stb/stb_image.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -54,10 +55,20 @@ std::string run_exercise(const std::string& name, const std::string& args, const
 }
 
 // The line that starts with `head` (the first one), without the head; fails the test when absent.
+// A printed tensor continues on the next lines while its parentheses are open: tensors print
+// as PyTorch's do, wrapping a row at 80 columns (ten values of 1.0000 take two lines).
 std::string line_after(const std::string& text, const std::string& head) {
   std::istringstream in(text);
+  auto open = [](const std::string& s) {
+    return std::count(s.begin(), s.end(), '(') - std::count(s.begin(), s.end(), ')');
+  };
   for (std::string line; std::getline(in, line);)
-    if (line.rfind(head, 0) == 0) return line.substr(head.size());
+    if (line.rfind(head, 0) == 0) {
+      std::string rest = line.substr(head.size());
+      if (rest.find("tensor(") != std::string::npos)
+        for (std::string more; open(rest) > 0 && std::getline(in, more);) rest += " " + more;
+      return rest;
+    }
   BOOST_ERROR("no line starting with '" << head << "' in:\n" << text);
   return "";
 }
