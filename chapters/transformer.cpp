@@ -13,9 +13,25 @@
 // file records the model's settings and vocabularies, Adam's state and the generator.
 // Run time: a few minutes on two cores (--quick: seconds). Everything after the shape
 // demos depends on the random init, so numbers differ from the book's in the last digits.
+//
+// The exercises:
+//   --num-layers N          10.7 ex. 1: N encoder and N decoder blocks (the book: 2)
+//   --scoring additive      10.7 ex. 2: additive attention in every head in place of scaled
+//                           dot product
+// With either, the program closes with one summary line (parameters, training seconds,
+// loss, masked loss over all pairs, BLEU over the four sentences and the first 100 pairs,
+// tokens/sec); run it once per setting to compare.
+//   --ex head-importance    10.5 ex. 2: after training, each head of each attention (encoder
+//                           self, decoder self, decoder-encoder) is masked in turn; a table
+//                           and out/transformer/head_importance.png (layer x head) show how
+//                           much the loss and BLEU change without it.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "core/autograd.h"
 #include "core/ops.h"
@@ -24,6 +40,7 @@
 #include "tools/cli/seq2seq_options.h"
 #include "tools/data/bleu.h"
 #include "tools/data/nmt_data.h"
+#include "tools/figures/animator.h"
 #include "tools/figures/figures.h"
 #include "tools/train/checkpoint.h"
 #include "tools/train/train_seq2seq.h"
@@ -49,6 +66,51 @@ Tensor decoder_weights(const std::vector<std::vector<Tensor>>& seq, int which, i
   return W;
 }
 
+// Every MultiHeadAttention of the model, grouped as the book draws them: encoder
+// self-attention, decoder self-attention, decoder-encoder attention; each group by layer.
+std::vector<std::vector<MultiHeadAttention*>> attention_groups(TransformerEncoder& encoder,
+                                                              TransformerDecoder& decoder) {
+  std::vector<std::vector<MultiHeadAttention*>> groups(3);
+  for (auto& blk : encoder.blks) groups[0].push_back(&blk->attention);
+  for (auto& blk : decoder.blks) {
+    groups[1].push_back(&blk->attention1);
+    groups[2].push_back(&blk->attention2);
+  }
+  return groups;
+}
+
+// 10.5 ex. 2: masks each head alone and scores the model without it. Prints one row per
+// head (the change in loss and BLEU from the unmasked model) and draws the loss changes as
+// three layer x head heatmaps.
+void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, TransformerDecoder& decoder,
+                     const NmtData& data, int64_t num_heads, int64_t bleu_pairs, const std::string& path) {
+  const Seq2SeqScores base = evaluate_seq2seq(net, data, bleu_pairs);
+  std::printf("all heads: loss %.4f, bleu %.4f (mean over the first %lld pairs)\n", base.loss, base.bleu,
+              static_cast<long long>(base.pairs));
+  const std::vector<std::string> names{"encoder self-attention", "decoder self-attention",
+                                       "decoder-encoder attention"};
+  const auto groups = attention_groups(encoder, decoder);
+  const int64_t num_layers = static_cast<int64_t>(groups[0].size());
+  Tensor delta = zeros({1, 3, num_layers, num_heads});  // Δloss per group, layer, head
+  std::printf("%-26s %5s %4s %10s %10s\n", "attention", "layer", "head", "Δloss", "Δbleu");
+  for (int64_t g = 0; g < 3; ++g)
+    for (int64_t l = 0; l < num_layers; ++l)
+      for (int64_t h = 0; h < num_heads; ++h) {
+        MultiHeadAttention& mha = *groups[g][l];
+        mha.head_mask.assign(num_heads, 1.0f);
+        mha.head_mask[h] = 0.0f;
+        const Seq2SeqScores masked = evaluate_seq2seq(net, data, bleu_pairs);
+        mha.head_mask.clear();
+        delta.at({0, g, l, h}) = static_cast<float>(masked.loss - base.loss);
+        std::printf("%-26s %5lld %4lld %+10.4f %+10.4f\n", names[g].c_str(), static_cast<long long>(l + 1),
+                    static_cast<long long>(h + 1), masked.loss - base.loss, masked.bleu - base.bleu);
+      }
+  write_figure(path, [&] {
+    show_heatmaps(delta, "Head", "Layer", {"Encoder self", "Decoder self", "Decoder-encoder"}, {7.0f, 2.5f}, "Reds",
+                  path);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,10 +118,20 @@ int main(int argc, char** argv) {
                               "and translation.");
   const Seq2SeqOptions seq2seq(args, 200, 20);
   args.add_flag("pe-offset", "in prediction add the true position's encoding, not position 0 (the book's quirk)");
+  args.add_int("num-layers", 2, "10.7 ex. 1: encoder and decoder blocks (the book: 2)", 1, 64);
+  args.add_string("scoring", "dot", "10.7 ex. 2: the heads' scoring, dot (scaled dot-product, the book) or additive",
+                  "FN");
+  args.add_string("ex", "", "head-importance: 10.5 ex. 2, mask one head at a time after training", "NAME");
   add_chapter_options(args, "out/transformer");
   args.parse_or_exit(argc, argv);
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
+    const std::string& scoring = args.get_string("scoring");
+    if (scoring != "dot" && scoring != "additive")
+      throw std::invalid_argument("--scoring takes dot or additive, got '" + scoring + "'");
+    const std::string& ex = args.get_string("ex");
+    if (!ex.empty() && ex != "head-importance")
+      throw std::invalid_argument("--ex takes head-importance, got '" + ex + "'");
 
     // ------------------------------------------------------------------------------------
     print_banner("基于位置的前馈网络 / positionwise feed-forward network");
@@ -101,7 +173,7 @@ int main(int argc, char** argv) {
 
     // ------------------------------------------------------------------------------------
     print_banner("训练 / training");
-    const int64_t num_hiddens = 32, num_layers = 2, batch_size = 64, num_steps = 10;
+    const int64_t num_hiddens = 32, num_layers = args.get_int("num-layers"), batch_size = 64, num_steps = 10;
     const float dropout = 0.1f, lr = 0.005f;
     const int64_t ffn_num_input = 32, ffn_num_hiddens = 64, num_heads = 4;
     const int64_t key_size = 32, query_size = 32, value_size = 32;
@@ -114,20 +186,28 @@ int main(int argc, char** argv) {
     TransformerDecoder decoder(data.tgt_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
                                ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
     decoder.pe_offset = args.get_flag("pe-offset");
+    if (scoring == "additive")
+      for (const auto& group : attention_groups(encoder, decoder))
+        for (MultiHeadAttention* mha : group) mha->use_additive_scoring();
     EncoderDecoder net(encoder, decoder);
     // What a parameter file must match to be loaded here (--pe-offset changes prediction
     // only, so it is not among them), and what a resumed run must match.
+    ModelSettings model_settings{
+        {"model", "transformer"}, {"num_hiddens", setting_number(num_hiddens)},
+        {"num_layers", setting_number(num_layers)}, {"num_heads", setting_number(num_heads)},
+        {"ffn_num_hiddens", setting_number(ffn_num_hiddens)}, {"key_size", setting_number(key_size)},
+        {"query_size", setting_number(query_size)}, {"value_size", setting_number(value_size)},
+        {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
+        {"src_vocab", vocab_fingerprint(data.src_vocab)}, {"tgt_vocab", vocab_fingerprint(data.tgt_vocab)}};
+    if (scoring != "dot") model_settings.push_back({"scoring", scoring});  // the book's files stay loadable
     Checkpoint checkpoint = seq2seq.checkpoint(
-        {{"model", "transformer"}, {"num_hiddens", setting_number(num_hiddens)},
-         {"num_layers", setting_number(num_layers)}, {"num_heads", setting_number(num_heads)},
-         {"ffn_num_hiddens", setting_number(ffn_num_hiddens)}, {"key_size", setting_number(key_size)},
-         {"query_size", setting_number(query_size)}, {"value_size", setting_number(value_size)},
-         {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
-         {"src_vocab", vocab_fingerprint(data.src_vocab)}, {"tgt_vocab", vocab_fingerprint(data.tgt_vocab)}},
-        {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+        model_settings, {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+    TrainSeq2SeqResult trained;
+    const auto train_start = std::chrono::steady_clock::now();
     seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
-      train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", {out + "/loss.png", true, &checkpoint});
+      trained = train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", {out + "/loss.png", true, &checkpoint});
     });
+    const double train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - train_start).count();
 
     std::vector<std::string> engs = {"go .", "i lost .", "he's calm .", "i'm home ."};
     std::vector<std::string> fras = {"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
@@ -137,13 +217,19 @@ int main(int argc, char** argv) {
     }
     std::string translation;
     std::vector<std::vector<Tensor>> dec_attention_weight_seq;
+    double bleu4 = 0;  // mean over the book's four, for the exercises' summary
     for (size_t i = 0; i < engs.size(); ++i) {
       auto result = predict_seq2seq_steps(net, engs[i], data.src_vocab, data.tgt_vocab, num_steps, "cpu", true);
       translation = result.first;
       dec_attention_weight_seq = result.second;
-      if (fras[i].empty()) std::printf("%s => %s\n", engs[i].c_str(), translation.c_str());
+      if (fras[i].empty()) {
+        std::printf("%s => %s\n", engs[i].c_str(), translation.c_str());
+        continue;
+      }
       // print(f'{eng} => {translation}, ', f'bleu ...'): print's separator adds a second space.
-      else std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+      const double b = bleu(translation, fras[i], 2);
+      std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), b);
+      bleu4 += b / 4;
     }
 
     // ------------------------------------------------------------------------------------
@@ -170,6 +256,27 @@ int main(int argc, char** argv) {
       show_heatmaps(dec_inter, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
                     out + "/decoder_encoder_attention.png");
     });
+
+    if (args.given("num-layers") || args.given("scoring")) {
+      // ----------------------------------------------------------------------------------
+      print_banner("练习 / Exercises: num_layers " + std::to_string(num_layers) + ", scoring " + scoring);
+      int64_t parameters = 0;
+      for (const Tensor& p : net.parameters()) parameters += p.numel();
+      const Seq2SeqScores scores = evaluate_seq2seq(net, data, 100);
+      std::printf("parameters %lld, training %.1f s, loss %s, eval loss %.3f, bleu-4 %.3f, bleu-100 %.3f, "
+                  "%.1f tokens/sec\n",
+                  static_cast<long long>(parameters), train_seconds, format_metric(trained.loss).c_str(), scores.loss,
+                  bleu4, scores.bleu, trained.tokens_per_sec);
+      std::printf("(eval loss: the masked loss per target token in eval mode over all %lld pairs; bleu-4: mean over "
+                  "the four sentences above; bleu-100: mean over the first %lld pairs)\n",
+                  static_cast<long long>(data.src.rows()), static_cast<long long>(scores.pairs));
+    }
+    if (ex == "head-importance") {
+      // ----------------------------------------------------------------------------------
+      print_banner("练习 / Exercise 10.5.2: head importance, one head masked at a time");
+      head_importance(net, encoder, decoder, data, num_heads, args.get_flag("quick") ? 20 : 100,
+                      out + "/head_importance.png");
+    }
     return 0;
   });
 }

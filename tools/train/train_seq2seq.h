@@ -30,6 +30,13 @@ struct TrainSeq2SeqOptions {
   // num_epochs; after the last epoch the checkpoint saves the model, before the figure is
   // drawn, so a figure that cannot be written never costs the trained model.
   Checkpoint* checkpoint = nullptr;
+  // The book's training by default; 9.7's exercises switch each part off:
+  // loss_mask = false (ex. 2) scores every one of the num_steps target positions, padding
+  // included (valid_len = num_steps for every sequence); teacher_forcing = false (ex. 4)
+  // feeds the decoder its own previous prediction (the argmax, no gradient through it)
+  // instead of the true previous token, one step at a time, as predict_seq2seq does.
+  bool loss_mask = true;
+  bool teacher_forcing = true;
 };
 
 struct TrainSeq2SeqResult {
@@ -50,6 +57,19 @@ struct TrainSeq2SeqResult {
 TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float lr, int64_t num_epochs,
                                  const Vocab& tgt_vocab, const std::string& device = "cpu",
                                  const TrainSeq2SeqOptions& options = {});
+
+// How well a trained model does, measured alike for every variant the exercises train.
+struct Seq2SeqScores {
+  double loss = 0;  // masked cross-entropy per valid target token, eval mode, teacher forcing
+  double bleu = 0;  // mean bleu(k = 2) of predict_seq2seq over the scored pairs
+  int64_t pairs = 0;  // how many pairs the bleu averages
+};
+
+// Scores net on data: the loss over all pairs, in file order; the bleu over the first
+// bleu_pairs pairs (all if fewer), each source rebuilt from its ids (so a rare word reads
+// '<unk>', as the model saw it) and its reference the target's tokens before '<eos>'.
+// Puts net in eval mode.
+Seq2SeqScores evaluate_seq2seq(EncoderDecoder& net, const NmtData& data, int64_t bleu_pairs);
 
 // The book's predict_seq2seq: greedy decoding in eval mode without a graph. The source is
 // lower-cased and split on ' ', '<eos>' appended, and enc_valid_len is that count BEFORE
