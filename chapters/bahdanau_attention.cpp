@@ -132,10 +132,10 @@ Model make_model(const Setting& s, int64_t src_vocab, int64_t tgt_vocab, int64_t
 // One row of the exercise table.
 void print_row(const std::string& name, const TrainSeq2SeqResult& r, const Seq2SeqScores& scores, double bleu4) {
   if (r.epoch_loss.empty())  // --load: nothing was trained in this run
-    std::printf("%-40s %12s %11s %9.3f %7.3f %14.3f %11s\n", name.c_str(), "(loaded)", "-", scores.loss, bleu4,
+    std::printf("%-40s %12s %11s %9.3f %7.3f %8.3f %11s\n", name.c_str(), "(loaded)", "-", scores.loss, bleu4,
                 scores.bleu, "-");
   else
-    std::printf("%-40s %12.3f %11.3f %9.3f %7.3f %14.3f %11.1f\n", name.c_str(), r.epoch_loss.front(), r.loss,
+    std::printf("%-40s %12.3f %11.3f %9.3f %7.3f %8.3f %11.1f\n", name.c_str(), r.epoch_loss.front(), r.loss,
                 scores.loss, bleu4, scores.bleu, r.tokens_per_sec);
 }
 
@@ -245,8 +245,8 @@ int main(int argc, char** argv) {
         book_bleu4 += bleu(predict_seq2seq(book_net, engs[i], src_vocab, tgt_vocab, num_steps).first, fras[i], 2) /
                       static_cast<double>(engs.size());
       const Seq2SeqScores book_scores = evaluate_seq2seq(book_net, data, 100);
-      std::printf("%-40s %12s %11s %9s %7s %14s %11s\n", "setting", "epoch-1 loss", "final loss", "eval loss",
-                  "bleu-4", "bleu-100 pairs", "tokens/sec");
+      std::printf("%-40s %12s %11s %9s %7s %8s %11s\n", "setting", "epoch-1 loss", "final loss", "eval loss",
+                  "bleu-4", "bleu-100", "tokens/sec");
       print_row(setting.name(), trained, scores, bleu4);
       print_row(Setting{}.name() + " (the book)", book_trained, book_scores, book_bleu4);
       std::printf("(final loss: the training objective of the last epoch; eval loss: the masked loss per target "

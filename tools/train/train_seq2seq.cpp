@@ -49,17 +49,26 @@ Tensor decode_own_predictions(EncoderDecoder& net, const Tensor& X, const Tensor
   return concat(steps, 1);
 }
 
-// Row r of an NmtArray as tokens, up to (not including) '<eos>' and the padding.
-std::string row_text(const NmtArray& a, int64_t r, const Vocab& vocab) {
-  const int64_t eos = vocab["<eos>"];
-  std::vector<int64_t> ids;
-  for (int64_t j = 0; j < a.valid_len[r]; ++j) {
-    const int64_t id = a.array[r * a.num_steps + j];
-    if (id == eos) break;
-    ids.push_back(id);
+// Teacher forcing one step per decoder call, as in prediction: dec_input (batch_size,
+// num_steps) -> Y_hat (batch_size, num_steps, vocab_size). For the RNN decoders this equals
+// one call on the whole input; the Transformer's decoder, in eval mode, has no causal mask
+// on a whole input (the book's decoder expects one token at a time there) and would let
+// each position see the tokens after it.
+Tensor decode_teacher_forced_stepwise(EncoderDecoder& net, const Tensor& X, const Tensor& X_valid_len,
+                                      const Tensor& dec_input) {
+  DecoderState state = net.decoder.init_state(net.encoder(X, X_valid_len), X_valid_len);
+  std::vector<Tensor> steps;
+  for (int64_t t = 0; t < dec_input.size(1); ++t) {
+    auto [Y, next] = net.decoder(slice(dec_input, 1, t, t + 1), state);
+    state = std::move(next);
+    steps.push_back(Y);
   }
+  return concat(steps, 1);
+}
+
+std::string join_words(const std::vector<std::string>& words) {
   std::string s;
-  for (const std::string& w : vocab.to_tokens(ids)) s += (s.empty() ? "" : " ") + w;
+  for (const std::string& w : words) s += (s.empty() ? "" : " ") + w;
   return s;
 }
 
@@ -181,7 +190,8 @@ Seq2SeqScores evaluate_seq2seq(EncoderDecoder& net, const NmtData& data, int64_t
       const int64_t B = batch.batch_size, T = batch.num_steps;
       const Tensor X = ids_tensor(batch.X, {B, T}), Y = ids_tensor(batch.Y, {B, T});
       const Tensor bos = reshape(full({B}, static_cast<float>(bos_id)), {-1, 1});
-      const Tensor Y_hat = net(X, concat({bos, slice(Y, 1, 0, T - 1)}, 1), ids_tensor(batch.X_valid_len, {B})).first;
+      const Tensor Y_hat =
+          decode_teacher_forced_stepwise(net, X, ids_tensor(batch.X_valid_len, {B}), concat({bos, slice(Y, 1, 0, T - 1)}, 1));
       const Tensor l = loss(Y_hat, Y, ids_tensor(batch.Y_valid_len, {B}));
       for (int64_t b = 0; b < B; ++b) {
         loss_sum += l.data()[b];
@@ -190,13 +200,15 @@ Seq2SeqScores evaluate_seq2seq(EncoderDecoder& net, const NmtData& data, int64_t
     }
     scores.loss = loss_sum / num_tokens;
   }
-  scores.pairs = std::min(bleu_pairs, data.src.rows());
+  // The pairs as the file has them (preprocessed, before the vocabulary turns rare words
+  // into '<unk>'), so a predicted '<unk>' never matches a reference word.
+  const TokenizedNmt pairs = tokenize_nmt(preprocess_nmt(read_data_nmt(data.path)), bleu_pairs, data.path);
+  scores.pairs = std::min<int64_t>(bleu_pairs, static_cast<int64_t>(pairs.source.size()));
   double bleu_sum = 0;
   for (int64_t r = 0; r < scores.pairs; ++r) {
-    const std::string src = row_text(data.src, r, data.src_vocab), ref = row_text(data.tgt, r, data.tgt_vocab);
-    const std::string translation =
-        predict_seq2seq(net, src, data.src_vocab, data.tgt_vocab, data.src.num_steps, "cpu").first;
-    bleu_sum += bleu(translation, ref, 2);
+    const std::string translation = predict_seq2seq(net, join_words(pairs.source[r]), data.src_vocab, data.tgt_vocab,
+                                                    data.src.num_steps, "cpu").first;
+    bleu_sum += bleu(translation, join_words(pairs.target[r]), 2);
   }
   scores.bleu = scores.pairs ? bleu_sum / static_cast<double>(scores.pairs) : 0.0;
   return scores;

@@ -60,15 +60,17 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
 
 // How well a trained model does, measured alike for every variant the exercises train.
 struct Seq2SeqScores {
-  double loss = 0;  // masked cross-entropy per valid target token, eval mode, teacher forcing
+  // masked cross-entropy per valid target token, eval mode, teacher forcing fed one token
+  // per decoder call as in prediction (so the Transformer's decoder sees no future token)
+  double loss = 0;
   double bleu = 0;  // mean bleu(k = 2) of predict_seq2seq over the scored pairs
   int64_t pairs = 0;  // how many pairs the bleu averages
 };
 
 // Scores net on data: the loss over all pairs, in file order; the bleu over the first
-// bleu_pairs pairs (all if fewer), each source rebuilt from its ids (so a rare word reads
-// '<unk>', as the model saw it) and its reference the target's tokens before '<eos>'.
-// Puts net in eval mode.
+// bleu_pairs pairs of data.path (all if fewer), preprocessed and tokenized as
+// load_data_nmt reads them, the reference being the French words themselves (a rare word
+// the model can only write as '<unk>' counts as missed). Puts net in eval mode.
 Seq2SeqScores evaluate_seq2seq(EncoderDecoder& net, const NmtData& data, int64_t bleu_pairs);
 
 // The book's predict_seq2seq: greedy decoding in eval mode without a graph. The source is
