@@ -140,8 +140,8 @@ BOOST_AUTO_TEST_CASE(variant_lstm_dot_shapes_state_and_gradients) {
   d2l::manual_seed(12);
   d2l::VariantSeq2SeqEncoder enc(d2l::RecurrentCell::lstm, 7, 3, 4, 2);
   d2l::VariantAttentionDecoder dec(d2l::RecurrentCell::lstm, d2l::AttentionScoring::scaled_dot_product, 6, 3, 4, 2);
-  BOOST_TEST(dec.dot != nullptr);
-  BOOST_TEST(dec.additive == nullptr);
+  BOOST_TEST(static_cast<bool>(dec.dot));
+  BOOST_TEST(!dec.additive);
   BOOST_TEST(dec.lstm->weight_ih[0].shape() == (Shape{16, 7}));  // 4 gates x 4; context 4 + embedding 3
   const Tensor X = random_ids(7, {2, 5}), Y = random_ids(6, {2, 4}), valid = d2l::tensor({3, 5});
   const d2l::EncoderOutputs enc_out = enc(X);
