@@ -92,6 +92,7 @@ void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, Transform
   const auto groups = attention_groups(encoder, decoder);
   const int64_t num_layers = static_cast<int64_t>(groups[0].size());
   Tensor delta = zeros({1, 3, num_layers, num_heads});  // Δloss per group, layer, head
+  // Layers and heads counted from 0, as the heatmap's axes.
   std::printf("%-26s %5s %4s %10s %10s\n", "attention", "layer", "head", "Δloss", "Δbleu");
   for (int64_t g = 0; g < 3; ++g)
     for (int64_t l = 0; l < num_layers; ++l)
@@ -102,9 +103,10 @@ void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, Transform
         const Seq2SeqScores masked = evaluate_seq2seq(net, data, bleu_pairs);
         mha.head_mask.clear();
         delta.at({0, g, l, h}) = static_cast<float>(masked.loss - base.loss);
-        std::printf("%-26s %5lld %4lld %+10.4f %+10.4f\n", names[g].c_str(), static_cast<long long>(l + 1),
-                    static_cast<long long>(h + 1), masked.loss - base.loss, masked.bleu - base.bleu);
+        std::printf("%-26s %5lld %4lld %+10.4f %+10.4f\n", names[g].c_str(), static_cast<long long>(l),
+                    static_cast<long long>(h), masked.loss - base.loss, masked.bleu - base.bleu);
       }
+  std::printf("(Δ: masked minus all heads; the heatmap shows Δloss)\n");
   write_figure(path, [&] {
     show_heatmaps(delta, "Head", "Layer", {"Encoder self", "Decoder self", "Decoder-encoder"}, {7.0f, 2.5f}, "Reds",
                   path);

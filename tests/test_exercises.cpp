@@ -254,8 +254,8 @@ BOOST_AUTO_TEST_CASE(transformer_head_importance) {
   // 3 attentions x 2 layers x 4 heads; masking a head changes the loss.
   int rows = 0, changed = 0;
   for (const char* a : {"encoder self-attention", "decoder self-attention", "decoder-encoder attention"})
-    for (int l = 1; l <= 2; ++l)
-      for (int h = 1; h <= 4; ++h) {
+    for (int l = 0; l < 2; ++l)
+      for (int h = 0; h < 4; ++h) {
         char prefix[64];
         std::snprintf(prefix, sizeof prefix, "%-26s %5d %4d ", a, l, h);
         const std::vector<double> v = run.numbers_after(prefix);
