@@ -243,6 +243,8 @@ int main(int argc, char** argv) {
     const int64_t num_epochs = quick ? std::min<int64_t>(1, args.get_int("epochs")) : args.get_int("epochs");
     if (args.get_flag("grid")) {
       check(num_epochs > 0, "natural_language_inference_attention", "--grid trains: give --epochs 1 or more");
+      check(args.get_string("save").empty() && args.get_string("load").empty() && args.get_string("resume").empty(),
+            "natural_language_inference_attention", "--grid trains six models: --save, --load and --resume are for one");
       run_grid(args, vocab, train_iter, test_iter, embed_size, num_epochs, embeddings, source.train_path, out);
       return 0;
     }

@@ -265,10 +265,14 @@ int main(int argc, char** argv) {
       int64_t parameters = 0;
       for (const Tensor& p : net.parameters()) parameters += p.numel();
       const Seq2SeqScores scores = evaluate_seq2seq(net, data, 100);
-      std::printf("parameters %lld, training %.1f s, loss %s, eval loss %.3f, bleu-4 %.3f, bleu-100 %.3f, "
-                  "%.1f tokens/sec\n",
-                  static_cast<long long>(parameters), train_seconds, format_metric(trained.loss).c_str(), scores.loss,
-                  bleu4, scores.bleu, trained.tokens_per_sec);
+      if (trained.epoch_loss.empty())  // --load: nothing was trained in this run
+        std::printf("parameters %lld, loaded, eval loss %.3f, bleu-4 %.3f, bleu-100 %.3f\n",
+                    static_cast<long long>(parameters), scores.loss, bleu4, scores.bleu);
+      else
+        std::printf("parameters %lld, training %.1f s, loss %s, eval loss %.3f, bleu-4 %.3f, bleu-100 %.3f, "
+                    "%.1f tokens/sec\n",
+                    static_cast<long long>(parameters), train_seconds, format_metric(trained.loss).c_str(),
+                    scores.loss, bleu4, scores.bleu, trained.tokens_per_sec);
       std::printf("(eval loss: the masked loss per target token in eval mode over all %lld pairs; bleu-4: mean over "
                   "the four sentences above; bleu-100: mean over the first %lld pairs)\n",
                   static_cast<long long>(data.src.rows()), static_cast<long long>(scores.pairs));

@@ -143,6 +143,11 @@ std::pair<Tensor, DecoderState> VariantAttentionDecoder::forward(const Tensor& X
   Tensor memory = cell == RecurrentCell::lstm ? state[3] : Tensor();
   check(X.defined() && X.ndim() == 2, "VariantAttentionDecoder", "X must be (batch_size, num_steps) token ids, got ",
         X.defined() ? X.shape() : Shape{});
+  const Shape state_shape{num_layers, X.size(0), num_hiddens};
+  check(hidden_state.shape() == state_shape && (!memory.defined() || memory.shape() == state_shape),
+        "VariantAttentionDecoder", "hidden_state ", hidden_state.shape(),
+        memory.defined() ? " and the memory cell " : "", memory.defined() ? memory.shape() : Shape{},
+        " must be (num_layers, batch_size, num_hiddens) = ", state_shape, " for X ", X.shape());
   const Tensor emb = permute(embedding(X), {1, 0, 2});  // (num_steps, batch_size, embed_size)
   std::vector<Tensor> outputs;
   attention_weights_.clear();

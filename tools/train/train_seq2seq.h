@@ -17,7 +17,8 @@ namespace d2l {
 // nn.Linear weight and every GRU weight matrix; biases and embeddings keep their init.
 // Module keeps no record of which class owns a parameter, so the rule is read off the
 // names: a 2-D parameter named "...weight" (Linear) or "...weight_ih_l*"/"weight_hh_l*"
-// (GRU), except "embedding.weight". Returns the names initialised, for tests and logs.
+// (GRU, and the LSTM of 10.4's first exercise, which has the same names), except
+// "embedding.weight". Returns the names initialised, for tests and logs.
 std::vector<std::string> xavier_init_weights(Module& net);
 
 class Checkpoint;
