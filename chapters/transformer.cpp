@@ -85,7 +85,7 @@ std::vector<std::vector<MultiHeadAttention*>> attention_groups(TransformerEncode
 void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, TransformerDecoder& decoder,
                      const NmtData& data, int64_t num_heads, int64_t bleu_pairs, const std::string& path) {
   const Seq2SeqScores base = evaluate_seq2seq(net, data, bleu_pairs);
-  std::printf("all heads: loss %.4f, bleu %.4f (mean over the first %lld pairs)\n", base.loss, base.bleu,
+  std::printf("all heads: loss %.6f, bleu %.3f (mean over the first %lld pairs)\n", base.loss, base.bleu,
               static_cast<long long>(base.pairs));
   const std::vector<std::string> names{"encoder self-attention", "decoder self-attention",
                                        "decoder-encoder attention"};
@@ -93,7 +93,7 @@ void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, Transform
   const int64_t num_layers = static_cast<int64_t>(groups[0].size());
   Tensor delta = zeros({1, 3, num_layers, num_heads});  // Δloss per group, layer, head
   // Layers and heads counted from 0, as the heatmap's axes.
-  std::printf("%-26s %5s %4s %10s %10s\n", "attention", "layer", "head", "Δloss", "Δbleu");
+  std::printf("%-26s %5s %4s %11s %8s\n", "attention", "layer", "head", "Δloss", "Δbleu");
   for (int64_t g = 0; g < 3; ++g)
     for (int64_t l = 0; l < num_layers; ++l)
       for (int64_t h = 0; h < num_heads; ++h) {
@@ -103,7 +103,7 @@ void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, Transform
         const Seq2SeqScores masked = evaluate_seq2seq(net, data, bleu_pairs);
         mha.head_mask.clear();
         delta.at({0, g, l, h}) = static_cast<float>(masked.loss - base.loss);
-        std::printf("%-26s %5lld %4lld %+10.4f %+10.4f\n", names[g].c_str(), static_cast<long long>(l),
+        std::printf("%-26s %5lld %4lld %+11.6f %+8.3f\n", names[g].c_str(), static_cast<long long>(l),
                     static_cast<long long>(h), masked.loss - base.loss, masked.bleu - base.bleu);
       }
   std::printf("(Δ: masked minus all heads; the heatmap shows Δloss)\n");
