@@ -10,26 +10,88 @@
 // Data: none. Randomness: the masked_softmax inputs and the queries and weights come from
 // the seeded generator, so the masked_softmax numbers differ from the book's; the attention
 // outputs do not depend on them (all keys are equal). Run time: well under a second.
+//
+// Exercise (--ex N runs exercise N of the section instead of the section's code):
+//   --ex 1  the toy example with keys that are not all equal (keys ~ N(0, 1)): additive and
+//           scaled dot-product attention on the same keys and values. Prints both outputs
+//           and the largest difference between them, with equal keys (the book's: 0) and
+//           with unequal ones; writes ex1_additive_attention.png and
+//           ex1_dot_product_attention.png (each: equal keys left, unequal keys right).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "layers/attention_scoring_functions.h"
 #include "tools/cli/cli_args.h"
+#include "tools/cli/exercises.h"
 #include "tools/figures/figures.h"
 
 using namespace d2l;
+
+namespace {
+
+// Exercise 1: with equal keys every score of a query is the same, whatever the scoring
+// function, so both weight rows are uniform over the valid keys and both outputs are the
+// plain average of the valid values. Keys that differ get different scores, and the two
+// functions score them differently (an MLP of q and k against q·k/√d), so the weights and
+// the outputs part.
+void exercise_1(const std::string& out) {
+  print_banner("练习 1 / Exercise 1: keys that are not all equal");
+  const Tensor values = repeat(reshape(arange(40), {1, 10, 4}), {2, 1, 1});
+  const Tensor valid_lens = tensor({2, 6});
+  AdditiveAttention additive(2, 20, 8, 0.1f);
+  additive.eval();
+  DotProductAttention dot_product(0.5f);
+  dot_product.eval();
+  const Tensor queries_additive = normal(0.0f, 1.0f, {2, 1, 20}), queries_dot = normal(0.0f, 1.0f, {2, 1, 2});
+  std::vector<Tensor> maps;
+  for (const bool equal : {true, false}) {
+    const Tensor keys = equal ? ones({2, 10, 2}) : normal(0.0f, 1.0f, {2, 10, 2});
+    std::printf("%s keys:\n", equal ? "equal (the book's)" : "unequal, N(0, 1)");
+    const Tensor a = additive(queries_additive, keys, values, valid_lens);
+    const Tensor d = dot_product(queries_dot, keys, values, valid_lens);
+    std::printf("additive attention:\n%s\n", str(a).c_str());
+    std::printf("scaled dot-product attention:\n%s\n", str(d).c_str());
+    float largest = 0.0f;
+    for (const float x : (a - d).to_vector()) largest = std::max(largest, std::fabs(x));
+    std::printf("largest |additive - dot product|: %.4f\n", largest);
+    maps.push_back(reshape(additive.attention_weights, {2, 10}));
+    maps.push_back(reshape(dot_product.attention_weights, {2, 10}));
+  }
+  // maps: equal additive, equal dot, unequal additive, unequal dot; one figure per scoring
+  // function, equal keys left, unequal keys right.
+  const std::vector<std::string> names = {"additive", "dot_product"};
+  for (size_t f = 0; f < 2; ++f) {
+    const std::string path = out + "/ex1_" + names[f] + "_attention.png";
+    show_heatmaps(reshape(stack({maps[f], maps[2 + f]}, 0), {1, 2, 2, 10}), "Keys", "Queries",
+                  {"equal keys", "unequal keys"}, {5.0f, 2.0f}, "Reds", path);
+    print_saved(path);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CliArgs args("attention_scoring_functions",
                "10.3 Attention Scoring Functions (sec_attention-scoring-functions): masked softmax, additive and "
                "scaled dot-product attention.");
+  const std::vector<Exercise> exercises = {
+      {1, "keys that are not all equal: additive and scaled dot-product outputs and weight maps differ"}};
+  add_exercise_option(args, exercises);
   add_chapter_options(args, "out/attention_scoring_functions");
   args.parse_or_exit(argc, argv);
+  const int64_t ex = chosen_exercise(args, exercises);
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
+    if (ex == 1) {
+      exercise_1(out);
+      return 0;
+    }
 
     // ------------------------------------------------------------------------------------
     print_banner("掩蔽softmax操作 / Masked Softmax Operation");

@@ -37,7 +37,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,13 +94,14 @@ struct Setting {
   }
 };
 
+// A value the option does not take is bad usage: "error: [--rnn] ..." and exit status 2.
 Setting read_setting(const CliArgs& args) {
   Setting s;
   const std::string& rnn = args.get_string("rnn");
   const std::string& scoring = args.get_string("scoring");
-  if (rnn != "gru" && rnn != "lstm") throw std::invalid_argument("--rnn takes gru or lstm, got '" + rnn + "'");
+  if (rnn != "gru" && rnn != "lstm") throw UsageError("[--rnn] expects gru or lstm, got '" + rnn + "'");
   if (scoring != "additive" && scoring != "dot")
-    throw std::invalid_argument("--scoring takes additive or dot, got '" + scoring + "'");
+    throw UsageError("[--scoring] expects additive or dot, got '" + scoring + "'");
   s.cell = rnn == "lstm" ? RecurrentCell::lstm : RecurrentCell::gru;
   s.scoring = scoring == "dot" ? AttentionScoring::scaled_dot_product : AttentionScoring::additive;
   s.loss_mask = !args.get_flag("no-loss-mask");
@@ -152,9 +152,15 @@ int main(int argc, char** argv) {
   args.add_flag("no-teacher-forcing", "9.7 ex. 4: train feeding the decoder its own predictions");
   add_chapter_options(args, "out/bahdanau_attention");
   args.parse_or_exit(argc, argv);
+  Setting setting;
+  try {
+    setting = read_setting(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s (see --help)\n", e.what());
+    return 2;
+  }
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
-    const Setting setting = read_setting(args);
 
     // ------------------------------------------------------------------------------------
     print_banner("10.4.2 定义注意力解码器 / Defining the Decoder with Attention");

@@ -12,7 +12,24 @@
 // Data: generated. Randomness: the training data and the initial w come from the seeded
 // generator, so the losses and curves differ from the book's (PyTorch's generator) while
 // keeping their shape. Run time: well under a second.
+//
+// Exercises (--ex N runs exercise N of the section instead of the section's code; each
+// trains for --epochs, --quick or not, in well under a second):
+//   --ex 1  more training points: the non-parametric pooling (w = 1) and the trained
+//           NWKernelRegression with the book's 50 points and with --n-train points (500
+//           unless given); prints each one's test error against the noiseless truth, writes
+//           ex1_n_train.png (truth and the four predictions).
+//   --ex 2  the learned w: prints it with the kernel's bandwidth 1/w, and for w = 1 and the
+//           learned w each test query's largest weight and effective no. of keys
+//           1 / Σ_i α_i² (averaged), which show the sharper weights; writes
+//           ex2_attention_w.png (the two weight maps side by side, titled with w and 1/w).
+//   --ex 4  a pooling of our own design, NWAdaptiveKernelRegression (layers/nadaraya_watson.h:
+//           the kernel's width depends on the query, w(x) = w·exp(v x)), trained beside the
+//           book's model (SGD at lr 0.05 for 10 × --epochs: the book's lr 0.5 makes v
+//           diverge); prints both models' losses, parameters and test errors, writes
+//           ex4_adaptive.png (its prediction) and ex4_attention.png (both weight maps).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -24,6 +41,7 @@
 #include "core/tensor.h"
 #include "layers/nadaraya_watson.h"
 #include "tools/cli/cli_args.h"
+#include "tools/cli/exercises.h"
 #include "tools/figures/figures.h"
 
 using namespace d2l;
@@ -67,6 +85,180 @@ Tensor off_diagonal(const Tensor& tile) {
   return tensor(v, {n, n - 1});
 }
 
+// The section's data: n sorted inputs x_i ~ U[0, 5) and noisy outputs y_i = f(x_i) + ε.
+struct Dataset {
+  Tensor x_train, y_train;
+};
+
+Dataset make_data(int64_t n_train) {
+  std::vector<float> xs = (rand({n_train}) * 5.0f).to_vector();
+  std::sort(xs.begin(), xs.end());  // sorted, so the heatmaps show a diagonal band
+  const Tensor x_train = tensor(xs, {n_train});
+  return {x_train, f(x_train) + normal(0.0f, 0.5f, {n_train})};
+}
+
+// The book's training loop for a parametric pooling (NWKernelRegression or our own): the
+// squared loss halved, summed over the examples, SGD on the whole set once per epoch. Every
+// training input attends to all the other training points (leave-one-out keys and values),
+// else w could grow without bound and each point would simply copy its own noisy y.
+// Prints "epoch i, loss L" every `print_every` epochs (and the last); returns each epoch's loss.
+template <class Net>
+std::vector<float> train_pooling(Net& net, const Dataset& d, int64_t num_epochs, float lr, int64_t print_every = 1) {
+  const int64_t n = d.x_train.numel();
+  const Tensor keys = off_diagonal(repeat(d.x_train, {n, 1}));
+  const Tensor values = off_diagonal(repeat(d.y_train, {n, 1}));
+  SGD trainer(net.parameters(), lr);
+  std::vector<float> losses;
+  for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
+    trainer.zero_grad();
+    // The book's MSELoss(reduction='none') / 2.
+    const Tensor l = pow(net(d.x_train, keys, values) - d.y_train, 2.0f) * 0.5f;
+    sum(l).backward();
+    trainer.step();
+    losses.push_back(sum(l).item());
+    if ((epoch + 1) % print_every == 0 || epoch + 1 == num_epochs)
+      std::printf("epoch %lld, loss %.6f\n", static_cast<long long>(epoch + 1), losses.back());
+  }
+  return losses;
+}
+
+// A trained pooling's prediction on x_test: every test input attends to all training points.
+template <class Net>
+Tensor predict(Net& net, const Dataset& d, const Tensor& x_test) {
+  NoGrad no_grad;
+  const int64_t n_test = x_test.numel();
+  return net(x_test, repeat(d.x_train, {n_test, 1}), repeat(d.y_train, {n_test, 1}));
+}
+
+// Non-parametric pooling with a fixed Gaussian kernel of width w (the book's w = 1):
+// attention weights (n_test, n_train) = softmax over the keys of -((x - x_i) w)² / 2.
+Tensor nonparametric_weights(const Tensor& x_test, const Tensor& x_train, float w) {
+  const Tensor X_repeat = reshape(repeat_interleave(x_test, x_train.numel(), 0), {-1, x_train.numel()});
+  return softmax(pow((X_repeat - x_train) * w, 2.0f) * -0.5f);
+}
+
+Tensor pool(const Tensor& attention_weights, const Tensor& y_train) {
+  return reshape(matmul(attention_weights, unsqueeze(y_train, 1)), {-1});
+}
+
+// Mean squared error against the noiseless truth: how far a prediction is from f itself
+// (the noise ε has variance 0.25, which no estimator should copy).
+float test_error(const Tensor& y_hat, const Tensor& y_truth) { return mean(pow(y_hat - y_truth, 2.0f)).item(); }
+
+// How sharp a weight matrix is: each row's largest weight, and its effective no. of keys
+// 1 / Σ_i α_i² (n for uniform weights, 1 for all weight on one key), averaged over the rows.
+std::pair<float, float> sharpness(const Tensor& attention_weights) {
+  NoGrad no_grad;
+  const float largest = mean(max(attention_weights, 1)).item();
+  const float effective = mean(1.0f / sum(attention_weights * attention_weights, 1)).item();
+  return {largest, effective};
+}
+
+std::string fixed(float x, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+  return buf;
+}
+
+// Exercise 1: more training points. Does the non-parametric model get better? Its kernel
+// width is fixed at 1, so more points lower the variance of each average (more noisy y_i
+// near every x) but not its bias (the average still reaches ±2 around x, where f bends).
+void exercise_1(const std::string& out, int64_t n_more, int64_t num_epochs, float lr) {
+  print_banner("练习 1 / Exercise 1: more training points");
+  const Tensor x_test = arange(0.0f, 5.0f, 0.1f), y_truth = f(x_test);
+  std::vector<Series> series = {{x_test.to_vector(), y_truth.to_vector(), "-", "Truth", {}}};
+  std::vector<std::string> rows;
+  for (const int64_t n : {int64_t{50}, n_more}) {
+    const Dataset d = make_data(n);
+    const Tensor y_np = pool(nonparametric_weights(x_test, d.x_train, 1.0f), d.y_train);
+    std::printf("n_train = %lld, NWKernelRegression:\n", static_cast<long long>(n));
+    NWKernelRegression net;
+    train_pooling(net, d, num_epochs, lr);
+    const Tensor y_hat = predict(net, d, x_test);
+    rows.push_back(std::to_string(n) + "\t" + fixed(test_error(y_np, y_truth), 4) + "\t" +
+                   fixed(test_error(y_hat, y_truth), 4) + "\t" + fixed(net.w.item(), 4));
+    const std::string tag = " n=" + std::to_string(n);
+    series.push_back({x_test.to_vector(), y_np.to_vector(), "--", "non-parametric" + tag, {}});
+    series.push_back({x_test.to_vector(), y_hat.to_vector(), ":", "parametric" + tag, {}});
+  }
+  // Test error: mean squared distance to the noiseless f over the 50 test inputs.
+  std::printf("n_train\tnon-parametric test MSE\tparametric test MSE\tlearned w\n");
+  for (const std::string& r : rows) std::printf("%s\n", r.c_str());
+  PlotOptions opt;
+  opt.xlabel = "x";
+  opt.ylabel = "y";
+  opt.xlim = {0.0f, 5.0f};
+  opt.ylim = {-1.0f, 5.0f};
+  opt.figsize = {5.0f, 3.5f};
+  for (const Series& s : series) opt.legend.push_back(s.label);
+  const std::string path = out + "/ex1_n_train.png";
+  plot(series, opt, path);
+  print_saved(path);
+}
+
+// Exercise 2: what the learned w is worth and why its weights are sharper. The kernel
+// exp(-((x - x_i) w)² / 2) is a Gaussian over x - x_i with standard deviation 1/w, the
+// bandwidth: w > 1 narrows it, so fewer training points share each query's weight.
+void exercise_2(const std::string& out, int64_t num_epochs, float lr) {
+  print_banner("练习 2 / Exercise 2: the learned w and sharper weights");
+  const Dataset d = make_data(50);
+  const Tensor x_test = arange(0.0f, 5.0f, 0.1f), y_truth = f(x_test);
+  NWKernelRegression net;
+  const float w0 = net.w.item();
+  train_pooling(net, d, num_epochs, lr);
+  const float w = net.w.item();
+  std::printf("initial w = %.4f, learned w = %.4f: the kernel's bandwidth 1/w = %.4f (w = 1: 1)\n", w0, w, 1.0f / w);
+  std::printf("w\tbandwidth 1/w\tmean largest weight\tmean effective no. of keys\ttest MSE\n");
+  std::vector<Tensor> maps;
+  std::vector<std::string> titles;
+  for (const float wi : {1.0f, w}) {
+    const Tensor weights = nonparametric_weights(x_test, d.x_train, wi);
+    const auto [largest, effective] = sharpness(weights);
+    std::printf("%.4f\t%.4f\t%.4f\t%.2f\t%.4f\n", wi, 1.0f / wi, largest, effective,
+                test_error(pool(weights, d.y_train), y_truth));
+    maps.push_back(weights);
+    titles.push_back("w=" + fixed(wi, 2) + ", 1/w=" + fixed(1.0f / wi, 2));
+  }
+  const std::string path = out + "/ex2_attention_w.png";
+  show_heatmaps(reshape(stack(maps, 0), {1, 2, x_test.numel(), 50}), "Sorted training inputs",
+                "Sorted testing inputs", titles, {6.0f, 3.2f}, "Reds", path);
+  print_saved(path);
+}
+
+// Exercise 4: a parametric pooling of our own, the query-dependent width w(x) = w·exp(v x),
+// trained beside the book's model on the same data. It trains with SGD at lr 0.05 for ten
+// times the epochs: at the book's lr 0.5 the steps in v are too large for exp(v x) with x up
+// to 5 (10 epochs, seeds 0-3: the loss turns NaN for seed 2, and the other three end with
+// near one-hot weights, each test query's largest weight 0.92-0.98 on average).
+void exercise_4(const std::string& out, int64_t book_epochs, float book_lr, int64_t epochs) {
+  print_banner("练习 4 / Exercise 4: a new parametric attention pooling");
+  const Dataset d = make_data(50);
+  const Tensor x_test = arange(0.0f, 5.0f, 0.1f), y_truth = f(x_test);
+  const int64_t n_test = x_test.numel();
+  NWKernelRegression book;
+  NWAdaptiveKernelRegression adaptive;
+  adaptive.w.data()[0] = book.w.item();  // the same start, so only the design differs
+  std::printf("NWKernelRegression (lr %g):\n", book_lr);
+  const float book_loss = train_pooling(book, d, book_epochs, book_lr).back();
+  std::printf("NWAdaptiveKernelRegression (lr 0.05):\n");
+  const float adaptive_loss = train_pooling(adaptive, d, epochs, 0.05f, std::max<int64_t>(1, epochs / 5)).back();
+  const Tensor y_book = predict(book, d, x_test), y_adaptive = predict(adaptive, d, x_test);
+  const Tensor widths = adaptive.width(tensor({0.0f, 2.5f, 5.0f}));
+  std::printf("learned: w = %.4f, v = %.4f; width w(x) at x = 0, 2.5, 5: %.4f, %.4f, %.4f\n", adaptive.w.item(),
+              adaptive.v.item(), widths.data()[0], widths.data()[1], widths.data()[2]);
+  std::printf("model\ttraining loss\ttest MSE\tmean largest weight\n");
+  std::printf("NWKernelRegression\t%.6f\t%.4f\t%.4f\n", book_loss, test_error(y_book, y_truth),
+              sharpness(book.attention_weights).first);
+  std::printf("NWAdaptiveKernelRegression\t%.6f\t%.4f\t%.4f\n", adaptive_loss, test_error(y_adaptive, y_truth),
+              sharpness(adaptive.attention_weights).first);
+  plot_kernel_reg(x_test, y_truth, y_adaptive, d.x_train, d.y_train, out + "/ex4_adaptive.png");
+  const std::string path = out + "/ex4_attention.png";
+  show_heatmaps(reshape(stack({book.attention_weights, adaptive.attention_weights}, 0), {1, 2, n_test, 50}),
+                "Sorted training inputs", "Sorted testing inputs",
+                {"NWKernelRegression", "NWAdaptiveKernelRegression"}, {6.0f, 3.2f}, "Reds", path);
+  print_saved(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,21 +267,35 @@ int main(int argc, char** argv) {
   // Upper bounds refuse an absurd value (--epochs 1000000000) before anything runs.
   args.add_int("epochs", 5, "training epochs of the parametric model (the book: 5)", 1, 100000);
   args.add_float("lr", 0.5, "SGD learning rate (the book: 0.5)", 0.0, 100.0);
-  args.add_flag("quick", "one epoch (for CI)");
+  args.add_flag("quick", "one epoch (for CI); the exercises (--ex) ignore it, they take well under a second");
+  // At most 2000: training builds (n, n - 1) key and value tables, a few of them at once.
+  args.add_int("n-train", 50, "training points (the book: 50); --ex 1 compares 50 with this many, 500 unless given",
+               2, 2000);
+  const std::vector<Exercise> exercises = {
+      {1, "more training points: the models with 50 and --n-train points, test errors and predictions"},
+      {2, "the learned w and its bandwidth 1/w: weight maps for w = 1 and the learned w, how sharp each is"},
+      {4, "a new parametric pooling (a query-dependent kernel width) trained, its weights drawn"}};
+  add_exercise_option(args, exercises);
   add_chapter_options(args, "out/nadaraya_watson");
   args.parse_or_exit(argc, argv);
+  const int64_t ex = chosen_exercise(args, exercises);
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
-    const int64_t n_train = 50;  // training examples
+    const int64_t n_train = args.get_int("n-train");  // training examples
     const int64_t num_epochs = args.get_flag("quick") ? 1 : args.get_int("epochs");
     const float lr = args.get_float("lr");
+    // The exercises train for --epochs whatever --quick says: they take well under a second,
+    // and one epoch leaves w below 1 (exercise 2 would show the opposite of its point).
+    const int64_t full_epochs = args.get_int("epochs");
+    if (ex == 1) exercise_1(out, args.given("n-train") ? n_train : 500, full_epochs, lr);
+    if (ex == 2) exercise_2(out, full_epochs, lr);
+    if (ex == 4) exercise_4(out, full_epochs, lr, 10 * full_epochs);
+    if (ex != 0) return 0;
 
     // ------------------------------------------------------------------------------------
     print_banner("生成数据集 / Generating the Dataset");
-    std::vector<float> xs = (rand({n_train}) * 5.0f).to_vector();
-    std::sort(xs.begin(), xs.end());  // sorted, so the heatmaps show a diagonal band
-    const Tensor x_train = tensor(xs, {n_train});
-    const Tensor y_train = f(x_train) + normal(0.0f, 0.5f, {n_train});  // training outputs
+    const Dataset data = make_data(n_train);
+    const Tensor x_train = data.x_train, y_train = data.y_train;  // inputs sorted; outputs noisy
     const Tensor x_test = arange(0.0f, 5.0f, 0.1f);                      // test inputs
     const Tensor y_truth = f(x_test);                                    // the noiseless truth
     const int64_t n_test = x_test.numel();
@@ -124,25 +330,10 @@ int main(int argc, char** argv) {
 
     // ------------------------------------------------------------------------------------
     print_banner("带参数注意力汇聚：训练模型 / Parametric Attention Pooling: Training");
-    // Keys and values for training (n_train, n_train - 1): every training input attends to
-    // all the other training points (leave-one-out), else w could grow without bound and
-    // each point would simply copy its own noisy y.
-    const Tensor keys = off_diagonal(repeat(x_train, {n_train, 1}));
-    const Tensor train_values = off_diagonal(repeat(y_train, {n_train, 1}));
     NWKernelRegression net;  // w ~ U[0, 1): depends on the seed
-    SGD trainer(net.parameters(), lr);
-    std::vector<float> epochs, losses;
-    for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
-      trainer.zero_grad();
-      // Squared loss halved, summed over the examples: the book's MSELoss(reduction='none') / 2.
-      const Tensor l = pow(net(x_train, keys, train_values) - y_train, 2.0f) * 0.5f;
-      sum(l).backward();
-      trainer.step();
-      const float total = sum(l).item();
-      std::printf("epoch %lld, loss %.6f\n", static_cast<long long>(epoch + 1), total);
-      epochs.push_back(static_cast<float>(epoch + 1));
-      losses.push_back(total);
-    }
+    const std::vector<float> losses = train_pooling(net, data, num_epochs, lr);
+    std::vector<float> epochs;
+    for (size_t e = 1; e <= losses.size(); ++e) epochs.push_back(static_cast<float>(e));
     // The book draws this curve with d2l.Animator; with its own per-epoch print above, the
     // curve alone is plotted here.
     PlotOptions loss_opt;
@@ -155,10 +346,7 @@ int main(int argc, char** argv) {
     // ------------------------------------------------------------------------------------
     print_banner("带参数注意力汇聚：预测 / Parametric Attention Pooling: Prediction");
     // Every test input attends to all training points: keys, values (n_test, n_train).
-    NoGrad no_grad;
-    const Tensor test_keys = repeat(x_train, {n_test, 1});
-    const Tensor test_values = repeat(y_train, {n_test, 1});
-    const Tensor y_hat = net(x_test, test_keys, test_values);
+    const Tensor y_hat = predict(net, data, x_test);
     plot_kernel_reg(x_test, y_truth, y_hat, x_train, y_train, out + "/parametric.png");
     heatmap(net.attention_weights, out + "/parametric_attention.png");
     return 0;

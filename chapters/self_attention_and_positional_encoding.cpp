@@ -10,6 +10,10 @@
 //   positional_encoding.png — all of P[:60] as a Blues heatmap.
 // Data: none. Randomness: only the attention weights (the shape does not depend on them).
 // Run time: well under a second.
+//
+// The section's exercise 2, a learnable positional encoding, needs a model that trains it:
+// it is 10.7's program with --pe learned (chapters/transformer.cpp), which draws the learned
+// tables beside the sinusoidal one.
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -27,7 +31,8 @@ using namespace d2l;
 
 int main(int argc, char** argv) {
   CliArgs args("self_attention_and_positional_encoding",
-               "10.6 Self-Attention and Positional Encoding (sec_self-attention-and-positional-encoding).");
+               "10.6 Self-Attention and Positional Encoding (sec_self-attention-and-positional-encoding). Exercise 2, "
+               "a learnable positional encoding, is trained and drawn by 10.7's program: transformer --pe learned.");
   add_chapter_options(args, "out/self_attention_and_positional_encoding");
   args.parse_or_exit(argc, argv);
   return run_reporting_errors([&] {

@@ -25,12 +25,22 @@
 //                           self, decoder self, decoder-encoder) is masked in turn; a table
 //                           and out/transformer/head_importance.png (layer x head) show how
 //                           much the loss and BLEU change without it.
+// --pe learned answers exercise 2 of 10.6 (sec_self-attention-and-positional-encoding), a
+// learnable positional encoding: the encoder and decoder each add a LearnedPositionalEncoding
+// (layers/self_attention_and_positional_encoding.h) instead of the sinusoids and train it
+// with the model. It is drawn here, where it is trained, rather than in 10.6's program,
+// which trains nothing. After the book's output the program prints the table's shape and
+// how far training moved its rows (positions 0..num_steps-1 move, later ones never do), and
+// writes out/transformer/positional_encoding.png: the sinusoidal P, the encoder's and the
+// decoder's learned P over positions 0..num_steps-1, side by side (Blues, as 10.6 draws P).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/autograd.h"
@@ -113,6 +123,46 @@ void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, Transform
   });
 }
 
+// The largest and the mean |P - P0| over rows [begin, end) of a (1, max_len, d) table.
+std::pair<float, float> row_change(const Tensor& P, const Tensor& P0, int64_t begin, int64_t end) {
+  const int64_t d = P.size(2);
+  float largest = 0.0f;
+  double total = 0.0;
+  for (int64_t k = begin * d; k < end * d; ++k) {
+    const float c = std::fabs(P.data()[k] - P0.data()[k]);
+    largest = std::max(largest, c);
+    total += c;
+  }
+  return {largest, static_cast<float>(total / static_cast<double>((end - begin) * d))};
+}
+
+// 10.6's exercise 2: the learned tables after training, against the sinusoids. Training
+// sequences have num_steps tokens, so only rows 0..num_steps-1 ever get a gradient.
+void show_learned_encoding(const TransformerEncoder& encoder, const TransformerDecoder& decoder, const Tensor& enc_P0,
+                           const Tensor& dec_P0, int64_t num_steps, const std::string& out) {
+  print_banner("可学习的位置编码 / learned positional encoding (10.6, exercise 2)");
+  const int64_t max_len = encoder.pos_encoding->max_len;
+  std::cout << "learned P: encoder " << torch_size(encoder.pos_encoding->P.shape()) << ", decoder "
+            << torch_size(decoder.pos_encoding->P.shape()) << " (1, max_len, num_hiddens)\n";
+  for (const auto& [name, P, P0] : {std::make_tuple("encoder", encoder.pos_encoding->P, enc_P0),
+                                    std::make_tuple("decoder", decoder.pos_encoding->P, dec_P0)}) {
+    const auto [trained_max, trained_mean] = row_change(P, P0, 0, num_steps);
+    const auto [rest_max, rest_mean] = row_change(P, P0, num_steps, max_len);
+    std::printf("%s: rows 0..%lld moved by %.4f on average (largest %.4f); rows %lld..%lld by %.4f (largest %.4f)\n",
+                name, static_cast<long long>(num_steps - 1), trained_mean, trained_max,
+                static_cast<long long>(num_steps), static_cast<long long>(max_len - 1), rest_mean, rest_max);
+  }
+  const PositionalEncoding sinusoidal(encoder.num_hiddens, 0.0f, max_len);
+  auto rows = [&](const Tensor& P) { return select(slice(P, 1, 0, num_steps), 0, 0); };
+  const Tensor maps = reshape(stack({rows(sinusoidal.P), rows(encoder.pos_encoding->P), rows(decoder.pos_encoding->P)}, 0),
+                              {1, 3, num_steps, encoder.num_hiddens});
+  const std::string path = out + "/positional_encoding.png";
+  write_figure(path, [&] {
+    show_heatmaps(maps, "Column (encoding dimension)", "Row (position)",
+                  {"sinusoidal", "learned (encoder)", "learned (decoder)"}, {9.0f, 2.5f}, "Blues", path);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,16 +174,29 @@ int main(int argc, char** argv) {
   args.add_string("scoring", "dot", "10.7 ex. 2: the heads' scoring, dot (scaled dot-product, the book) or additive",
                   "FN");
   args.add_string("ex", "", "head-importance: 10.5 ex. 2, mask one head at a time after training", "NAME");
+  args.add_string("pe", "sinusoidal",
+                  "positional encoding: sinusoidal (the book's) or learned (10.6's exercise 2: a trained table, "
+                  "drawn beside the sinusoidal one in positional_encoding.png)",
+                  "KIND");
   add_chapter_options(args, "out/transformer");
   args.parse_or_exit(argc, argv);
+  const std::string pe = args.get_string("pe");
+  if (pe != "sinusoidal" && pe != "learned") {
+    std::fprintf(stderr, "error: [--pe] expects sinusoidal or learned, got '%s' (see --help)\n", pe.c_str());
+    return 2;
+  }
+  const std::string scoring = args.get_string("scoring");
+  if (scoring != "dot" && scoring != "additive") {
+    std::fprintf(stderr, "error: [--scoring] expects dot or additive, got '%s' (see --help)\n", scoring.c_str());
+    return 2;
+  }
+  const std::string ex = args.get_string("ex");
+  if (!ex.empty() && ex != "head-importance") {
+    std::fprintf(stderr, "error: [--ex] expects head-importance, got '%s' (see --help)\n", ex.c_str());
+    return 2;
+  }
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
-    const std::string& scoring = args.get_string("scoring");
-    if (scoring != "dot" && scoring != "additive")
-      throw std::invalid_argument("--scoring takes dot or additive, got '" + scoring + "'");
-    const std::string& ex = args.get_string("ex");
-    if (!ex.empty() && ex != "head-importance")
-      throw std::invalid_argument("--ex takes head-importance, got '" + ex + "'");
 
     // ------------------------------------------------------------------------------------
     print_banner("基于位置的前馈网络 / positionwise feed-forward network");
@@ -184,9 +247,11 @@ int main(int argc, char** argv) {
     std::cout << "using data: " << source.description << "\n";
     const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
     TransformerEncoder encoder(data.src_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
-                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
+                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout, false, pe);
     TransformerDecoder decoder(data.tgt_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
-                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout);
+                               ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout, pe);
+    // The learned tables as they start, to measure how far training moves each row.
+    const Tensor enc_P0 = encoder.pos_encoding->P.detach(), dec_P0 = decoder.pos_encoding->P.detach();
     decoder.pe_offset = args.get_flag("pe-offset");
     if (scoring == "additive")
       for (const auto& group : attention_groups(encoder, decoder))
@@ -194,16 +259,18 @@ int main(int argc, char** argv) {
     EncoderDecoder net(encoder, decoder);
     // What a parameter file must match to be loaded here (--pe-offset changes prediction
     // only, so it is not among them), and what a resumed run must match.
-    ModelSettings model_settings{
+    ModelSettings model_settings = {
         {"model", "transformer"}, {"num_hiddens", setting_number(num_hiddens)},
         {"num_layers", setting_number(num_layers)}, {"num_heads", setting_number(num_heads)},
         {"ffn_num_hiddens", setting_number(ffn_num_hiddens)}, {"key_size", setting_number(key_size)},
         {"query_size", setting_number(query_size)}, {"value_size", setting_number(value_size)},
         {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
         {"src_vocab", vocab_fingerprint(data.src_vocab)}, {"tgt_vocab", vocab_fingerprint(data.tgt_vocab)}};
-    if (scoring != "dot") model_settings.push_back({"scoring", scoring});  // the book's files stay loadable
-    Checkpoint checkpoint = seq2seq.checkpoint(
-        model_settings, {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+    if (scoring != "dot") model_settings.push_back({"scoring", scoring});
+    // Recorded only when not the book's, so the default run's files stay as they were.
+    if (pe != "sinusoidal") model_settings.push_back({"pe", pe});
+    Checkpoint checkpoint =
+        seq2seq.checkpoint(model_settings, {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
     TrainSeq2SeqResult trained;
     const auto train_start = std::chrono::steady_clock::now();
     seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
@@ -258,6 +325,7 @@ int main(int argc, char** argv) {
       show_heatmaps(dec_inter, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
                     out + "/decoder_encoder_attention.png");
     });
+    if (pe == "learned") show_learned_encoding(encoder, decoder, enc_P0, dec_P0, num_steps, out);
 
     if (args.given("num-layers") || args.given("scoring")) {
       // ----------------------------------------------------------------------------------

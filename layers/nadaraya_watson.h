@@ -27,4 +27,27 @@ class NWKernelRegression : public Module {
   Tensor attention_weights;  // the last forward's: (no. of queries, no. of kv pairs)
 };
 
+// A parametric pooling of our own design for the section's exercise 4: the Gaussian
+// kernel's width depends on the query, so the pooling can average over many points where
+// the function is flat and over few where it bends:
+//   f(x) = Σ_i softmax_i(-((x - x_i) w(x))² / 2) y_i,   w(x) = w · exp(v x)
+// Two parameters: w starts U[0, 1) as NWKernelRegression's, v starts 0, so training begins
+// from the book's model (v = 0 is exactly NWKernelRegression). The kernel's bandwidth at x
+// is 1 / w(x). Shapes as NWKernelRegression's:
+//   queries (no. of queries,); keys, values (no. of queries, no. of kv pairs)
+//   -> (no. of queries,)
+class NWAdaptiveKernelRegression : public Module {
+ public:
+  NWAdaptiveKernelRegression();
+  Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values);
+  Tensor operator()(const Tensor& queries, const Tensor& keys, const Tensor& values) {
+    return forward(queries, keys, values);
+  }
+  // w(x) for each query: (no. of queries,) -> (no. of queries,)
+  Tensor width(const Tensor& queries) const;
+
+  Tensor w, v;               // (1,) each
+  Tensor attention_weights;  // the last forward's: (no. of queries, no. of kv pairs)
+};
+
 }  // namespace d2l

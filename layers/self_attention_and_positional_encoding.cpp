@@ -3,6 +3,7 @@
 #include "layers/self_attention_and_positional_encoding.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "core/check.h"
 #include "core/debug.h"
@@ -10,10 +11,15 @@
 
 namespace d2l {
 
-PositionalEncoding::PositionalEncoding(int64_t num_hiddens, float dropout, int64_t max_len)
-    : num_hiddens(num_hiddens), max_len(max_len), dropout(dropout) {
-  check(num_hiddens > 0 && max_len > 0, "PositionalEncoding", "num_hiddens (", num_hiddens, ") and max_len (", max_len,
+PositionalEncodingBase::PositionalEncodingBase(const char* name, const char* section, int64_t num_hiddens, float dropout,
+                                               int64_t max_len)
+    : num_hiddens(num_hiddens), max_len(max_len), dropout(dropout), name_(name), section_(section) {
+  check(num_hiddens > 0 && max_len > 0, name, "num_hiddens (", num_hiddens, ") and max_len (", max_len,
         ") must be > 0");
+}
+
+PositionalEncoding::PositionalEncoding(int64_t num_hiddens, float dropout, int64_t max_len)
+    : PositionalEncodingBase("PositionalEncoding", "10.6 PositionalEncoding", num_hiddens, dropout, max_len) {
   register_module("dropout", this->dropout);
   // The table is a constant, filled once here in float32 the way the book's PyTorch code
   // computes it: X[i, j] = i / 10000^(2j / d), then sin(X) into the even columns and
@@ -30,14 +36,29 @@ PositionalEncoding::PositionalEncoding(int64_t num_hiddens, float dropout, int64
   }
 }
 
-Tensor PositionalEncoding::forward(const Tensor& X, int64_t offset) const {
-  SectionScope section("10.6 PositionalEncoding");
-  check(X.defined() && X.ndim() == 3 && X.size(2) == num_hiddens, "PositionalEncoding",
+LearnedPositionalEncoding::LearnedPositionalEncoding(int64_t num_hiddens, float dropout, int64_t max_len)
+    : PositionalEncodingBase("LearnedPositionalEncoding", "10.6 LearnedPositionalEncoding", num_hiddens, dropout, max_len) {
+  P = register_parameter("P", normal(0.0f, 1.0f, {1, max_len, num_hiddens}));
+  register_module("dropout", this->dropout);
+}
+
+Tensor PositionalEncodingBase::forward(const Tensor& X, int64_t offset) const {
+  SectionScope section(section_);
+  check(X.defined() && X.ndim() == 3 && X.size(2) == num_hiddens, name_,
         "expected X (batch_size, no. of steps, num_hiddens = ", num_hiddens, "), got ", X.defined() ? X.shape() : Shape{});
-  check(offset >= 0 && offset + X.size(1) <= max_len, "PositionalEncoding", "X ", X.shape(), " at offset ", offset,
+  check(offset >= 0 && offset + X.size(1) <= max_len, name_, "X ", X.shape(), " at offset ", offset,
         " needs rows ", offset, "..", offset + X.size(1) - 1, " of P, which has max_len = ", max_len, " rows");
-  // P[:, offset:offset + no. of steps, :] (1, no. of steps, num_hiddens) broadcasts over the batch.
+  // P[:, offset:offset + no. of steps, :] (1, no. of steps, num_hiddens) broadcasts over the
+  // batch; for the learned P, slice's backward sends the gradient to those rows only.
   return dropout(X + slice(P, 1, offset, offset + X.size(1)));
+}
+
+std::unique_ptr<PositionalEncodingBase> make_positional_encoding(const std::string& kind, int64_t num_hiddens,
+                                                                 float dropout, int64_t max_len) {
+  if (kind == "sinusoidal") return std::make_unique<PositionalEncoding>(num_hiddens, dropout, max_len);
+  if (kind == "learned") return std::make_unique<LearnedPositionalEncoding>(num_hiddens, dropout, max_len);
+  throw std::invalid_argument("[make_positional_encoding] unknown kind '" + kind +
+                              "': expected 'sinusoidal' (the book's) or 'learned'");
 }
 
 }  // namespace d2l

@@ -54,10 +54,12 @@ Tensor EncoderBlock::forward(const Tensor& X, const Tensor& valid_lens) {
 TransformerEncoder::TransformerEncoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size,
                                        int64_t num_hiddens_, Shape norm_shape, int64_t ffn_num_input,
                                        int64_t ffn_num_hiddens, int64_t num_heads, int64_t num_layers, float dropout,
-                                       bool use_bias)
-    : num_hiddens(num_hiddens_), embedding(vocab_size, num_hiddens_), pos_encoding(num_hiddens_, dropout) {
+                                       bool use_bias, const std::string& pe)
+    : num_hiddens(num_hiddens_),
+      embedding(vocab_size, num_hiddens_),
+      pos_encoding(make_positional_encoding(pe, num_hiddens_, dropout)) {
   register_module("embedding", embedding);
-  register_module("pos_encoding", pos_encoding);
+  register_module("pos_encoding", *pos_encoding);
   register_module("blks", blks_seq);
   for (int64_t i = 0; i < num_layers; ++i) {
     blks.push_back(std::make_unique<EncoderBlock>(key_size, query_size, value_size, num_hiddens, norm_shape,
@@ -69,7 +71,7 @@ TransformerEncoder::TransformerEncoder(int64_t vocab_size, int64_t key_size, int
 EncoderOutputs TransformerEncoder::forward(const Tensor& X, const Tensor& valid_lens) {
   SectionScope section("10.7 TransformerEncoder");
   // X: (batch_size, num_steps) -> (batch_size, num_steps, num_hiddens)
-  Tensor H = pos_encoding(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)));
+  Tensor H = (*pos_encoding)(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)));
   attention_weights.clear();
   for (auto& blk : blks) {
     H = (*blk)(H, valid_lens);
@@ -120,14 +122,15 @@ Tensor DecoderBlock::forward(const Tensor& X, DecoderState& state) {
 
 TransformerDecoder::TransformerDecoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size,
                                        int64_t num_hiddens_, Shape norm_shape, int64_t ffn_num_input,
-                                       int64_t ffn_num_hiddens, int64_t num_heads, int64_t num_layers_, float dropout)
+                                       int64_t ffn_num_hiddens, int64_t num_heads, int64_t num_layers_, float dropout,
+                                       const std::string& pe)
     : num_hiddens(num_hiddens_),
       num_layers(num_layers_),
       embedding(vocab_size, num_hiddens_),
-      pos_encoding(num_hiddens_, dropout),
+      pos_encoding(make_positional_encoding(pe, num_hiddens_, dropout)),
       dense(num_hiddens_, vocab_size) {
   register_module("embedding", embedding);
-  register_module("pos_encoding", pos_encoding);
+  register_module("pos_encoding", *pos_encoding);
   register_module("blks", blks_seq);
   for (int64_t i = 0; i < num_layers; ++i) {
     blks.push_back(std::make_unique<DecoderBlock>(key_size, query_size, value_size, num_hiddens, norm_shape,
@@ -152,7 +155,7 @@ std::pair<Tensor, DecoderState> TransformerDecoder::forward(const Tensor& X, con
   // Position of the first token of X: 0 as the book, unless pe_offset asks for the true
   // position in step-by-step prediction (the no. of steps block 0 has cached).
   const int64_t offset = pe_offset && state[2].defined() ? state[2].size(1) : 0;
-  Tensor H = pos_encoding(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)), offset);
+  Tensor H = (*pos_encoding)(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)), offset);
   std::vector<Tensor> self_w, cross_w;
   for (auto& blk : blks) {
     H = blk->forward(H, state);

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "layers/basic.h"
@@ -57,15 +58,17 @@ class EncoderBlock : public Module {
 // starts N(0, 1) (nn.Embedding's default; train_seq2seq's Xavier init leaves embeddings
 // alone), so after the scaling its entries have standard deviation sqrt(num_hiddens), about
 // 5.7 for the book's 32: at the start of training they outweigh the encoding.
+// pe: "sinusoidal" (the book's PositionalEncoding) or "learned" (LearnedPositionalEncoding,
+// the exercise of sec_self-attention-and-positional-encoding).
 class TransformerEncoder : public Encoder {
  public:
   TransformerEncoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                      Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
-                     int64_t num_layers, float dropout, bool use_bias = false);
+                     int64_t num_layers, float dropout, bool use_bias = false, const std::string& pe = "sinusoidal");
   EncoderOutputs forward(const Tensor& X, const Tensor& valid_lens) override;
   int64_t num_hiddens;
   Embedding embedding;
-  PositionalEncoding pos_encoding;
+  std::unique_ptr<PositionalEncodingBase> pos_encoding;  // registered as "pos_encoding"
   std::vector<std::unique_ptr<EncoderBlock>> blks;  // the blocks, owned here
   NamedBlocks blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
   std::vector<Tensor> attention_weights;  // per block: (batch_size * num_heads, num_steps, num_steps)
@@ -89,11 +92,12 @@ class DecoderBlock : public Module {
   AddNorm addnorm3;
 };
 
+// pe as TransformerEncoder's.
 class TransformerDecoder : public AttentionDecoder {
  public:
   TransformerDecoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                      Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
-                     int64_t num_layers, float dropout);
+                     int64_t num_layers, float dropout, const std::string& pe = "sinusoidal");
   DecoderState init_state(const EncoderOutputs& enc_outputs, const Tensor& enc_valid_lens) override;
   std::pair<Tensor, DecoderState> forward(const Tensor& X, const DecoderState& state) override;
   // {self-attention of block 0..L-1, then encoder–decoder attention of block 0..L-1} of the
@@ -106,7 +110,7 @@ class TransformerDecoder : public AttentionDecoder {
   bool pe_offset = false;
   int64_t num_hiddens, num_layers;
   Embedding embedding;
-  PositionalEncoding pos_encoding;
+  std::unique_ptr<PositionalEncodingBase> pos_encoding;  // registered as "pos_encoding"
   std::vector<std::unique_ptr<DecoderBlock>> blks;  // the blocks, owned here
   NamedBlocks blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
   Linear dense;

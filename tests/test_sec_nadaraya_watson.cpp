@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ops.h"
@@ -124,6 +125,64 @@ BOOST_AUTO_TEST_CASE(errors) {
                                  m.find("(3,)") != std::string::npos && m.find("(2, 4)") != std::string::npos;
                         });
   BOOST_CHECK_THROW(net(d2l::ones({2}), d2l::ones({2, 4}), d2l::ones({2, 3})), std::invalid_argument);
+}
+
+// NWAdaptiveKernelRegression (the section's exercise 4): the kernel's width w(x) = w·exp(v x)
+// depends on the query.
+BOOST_AUTO_TEST_CASE(adaptive_starts_as_the_books_model) {
+  d2l::manual_seed(14);
+  d2l::NWAdaptiveKernelRegression adaptive;
+  const auto p = adaptive.named_parameters();
+  BOOST_REQUIRE_EQUAL(p.size(), 2u);
+  BOOST_CHECK_EQUAL(p[0].first, "w");
+  BOOST_CHECK_EQUAL(p[1].first, "v");
+  BOOST_CHECK(adaptive.w.item() >= 0.0f && adaptive.w.item() < 1.0f);
+  BOOST_CHECK_EQUAL(adaptive.v.item(), 0.0f);
+  // v = 0: exactly NWKernelRegression with the same w.
+  d2l::NWKernelRegression book;
+  book.w.data()[0] = adaptive.w.item();
+  const Tensor q = d2l::rand({6}) * 5.0f, keys = d2l::rand({6, 9}) * 5.0f, values = d2l::normal(0, 1, {6, 9});
+  const std::vector<float> a = adaptive(q, keys, values).to_vector(), b = book(q, keys, values).to_vector();
+  for (size_t i = 0; i < a.size(); ++i) BOOST_CHECK_SMALL(a[i] - b[i], 1e-6f);
+}
+
+BOOST_AUTO_TEST_CASE(adaptive_width_per_query) {
+  d2l::manual_seed(15);
+  d2l::NWAdaptiveKernelRegression net;
+  net.w.data()[0] = 1.5f;
+  net.v.data()[0] = -0.3f;
+  const int64_t n = 7, K = 11;
+  const Tensor q = d2l::rand({n}) * 5.0f, keys = d2l::rand({n, K}) * 5.0f, values = d2l::normal(0, 1, {n, K});
+  const Tensor y = net(q, keys, values);
+  BOOST_TEST(y.shape() == (Shape{n}));
+  BOOST_TEST(net.attention_weights.shape() == (Shape{n, K}));
+  const Tensor widths = net.width(q);
+  for (int64_t i = 0; i < n; ++i) {
+    const double wx = 1.5 * std::exp(-0.3 * q.data()[i]);  // w(x) by hand
+    BOOST_CHECK_SMALL(widths.data()[i] - wx, 1e-5);
+    BOOST_CHECK_SMALL(y.data()[i] - nw_reference(q.data()[i], keys.data() + i * K, values.data() + i * K, K, wx), 1e-5);
+  }
+  // Hand values: w(0) = w, w(2) = 1.5 e^(-0.6) = 0.823217.
+  BOOST_CHECK_SMALL(net.width(d2l::tensor({0, 2})).data()[1] - 0.823217f, 1e-5f);
+  BOOST_CHECK_EQUAL(net.width(d2l::tensor({0, 2})).data()[0], 1.5f);
+}
+
+BOOST_AUTO_TEST_CASE(adaptive_gradcheck_w_v_queries_keys_values) {
+  d2l::manual_seed(16);
+  d2l::NWAdaptiveKernelRegression net;
+  const std::vector<Tensor> in = {d2l::rand({4}) * 3.0f, d2l::rand({4, 5}) * 3.0f, d2l::normal(0, 1, {4, 5})};
+  for (const auto& [w, v] : {std::pair<float, float>{0.7f, 0.0f}, {2.0f, 0.4f}, {3.0f, -0.5f}}) {
+    net.w.data()[0] = w;
+    net.v.data()[0] = v;
+    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return net(x[0], x[1], x[2]); }, in,
+                                     "NWAdaptiveKernelRegression", net.parameters()));
+  }
+  BOOST_CHECK_EXCEPTION(net(d2l::ones({3}), d2l::ones({2, 4}), d2l::ones({2, 4})), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          const std::string m = e.what();
+                          return m.find("[NWAdaptiveKernelRegression]") != std::string::npos &&
+                                 m.find("(3,)") != std::string::npos;
+                        });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

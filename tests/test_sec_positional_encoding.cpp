@@ -12,6 +12,7 @@
 #include "layers/multihead_attention.h"
 #include "layers/self_attention_and_positional_encoding.h"
 #include "tests/gradcheck.h"
+#include "tests/test_util.h"
 
 using d2l::Shape;
 using d2l::Tensor;
@@ -150,6 +151,61 @@ BOOST_AUTO_TEST_CASE(errors) {
   BOOST_CHECK_EXCEPTION(pe(d2l::zeros({1, 5, 7})), std::invalid_argument,
                         says({"[PositionalEncoding]", "num_hiddens = 8", "(1, 5, 7)"}));
   BOOST_CHECK_EXCEPTION(d2l::PositionalEncoding(0, 0.1f), std::invalid_argument, says({"[PositionalEncoding]"}));
+}
+
+// LearnedPositionalEncoding (the section's exercise 2): the same forward over a table that
+// is a parameter.
+BOOST_AUTO_TEST_CASE(learned_table_is_a_parameter_of_the_models_width) {
+  d2l::manual_seed(33);
+  d2l::LearnedPositionalEncoding pe(32, 0.1f);  // the Transformer's num_hiddens, the book's max_len
+  const auto params = pe.named_parameters();
+  BOOST_REQUIRE_EQUAL(params.size(), 1u);
+  BOOST_CHECK_EQUAL(params[0].first, "P");
+  BOOST_TEST(pe.P.shape() == (Shape{1, 1000, 32}));  // (1, max_len, num_hiddens)
+  BOOST_CHECK(pe.P.requires_grad());
+  BOOST_CHECK_EQUAL(pe.num_parameters(), 32000);
+  // Starts N(0, 1) as the book's BERT position embedding: mean ~0, variance ~1 over 32000 draws.
+  const std::vector<float> v = pe.P.to_vector();
+  double m = 0, s2 = 0;
+  for (float x : v) m += x;
+  m /= static_cast<double>(v.size());
+  for (float x : v) s2 += (x - m) * (x - m);
+  s2 /= static_cast<double>(v.size());
+  BOOST_CHECK_SMALL(m, 0.03);
+  BOOST_CHECK_SMALL(s2 - 1.0, 0.05);
+  // Prints as a module of its own, with its dropout.
+  BOOST_CHECK_EQUAL(pe.repr(), "LearnedPositionalEncoding(\n  (dropout): Dropout(p=0.1, inplace=False)\n)");
+  // make_positional_encoding picks the class by name.
+  BOOST_CHECK_EQUAL(d2l::make_positional_encoding("learned", 16, 0.0f, 50)->P.shape()[2], 16);
+  BOOST_CHECK(d2l::make_positional_encoding("sinusoidal", 16, 0.0f, 50)->parameters().empty());
+  BOOST_CHECK_EXCEPTION(d2l::make_positional_encoding("rotary", 16, 0.0f), std::invalid_argument,
+                        d2l_test::message_has({"[make_positional_encoding]", "'rotary'", "sinusoidal", "learned"}));
+}
+
+BOOST_AUTO_TEST_CASE(learned_forward_gradient_reaches_only_the_used_rows) {
+  d2l::manual_seed(34);
+  d2l::LearnedPositionalEncoding pe(6, 0.5f, 12);
+  pe.eval();  // dropout off
+  const Tensor X = d2l::normal(0, 1, {2, 4, 6});
+  const Tensor Y = pe(X, 3);  // rows 3..6
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t i = 0; i < 4 * 6; ++i)
+      BOOST_CHECK_EQUAL(Y.data()[b * 24 + i], X.data()[b * 24 + i] + pe.P.data()[3 * 6 + i]);
+  // Finite differences for X and for every entry of P (at offset 0 and 3).
+  for (int64_t offset : {0, 3})
+    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return pe(x[0], offset); }, {X},
+                                     "LearnedPositionalEncoding", pe.parameters()));
+  // d Σ Y / d P: the batch size (2) on rows 3..6, exactly 0 elsewhere: a row no sequence
+  // reaches never changes in training.
+  pe.zero_grad();
+  d2l::sum(pe(X, 3)).backward();
+  const std::vector<float> g = pe.P.grad().to_vector();
+  for (int64_t row = 0; row < 12; ++row)
+    for (int64_t c = 0; c < 6; ++c) BOOST_CHECK_EQUAL(g[row * 6 + c], row >= 3 && row <= 6 ? 2.0f : 0.0f);
+  BOOST_CHECK_EXCEPTION(pe(d2l::zeros({1, 5, 6}), 8), std::invalid_argument,
+                        d2l_test::message_has({"[LearnedPositionalEncoding]", "at offset 8", "max_len = 12"}));
+  BOOST_CHECK_EXCEPTION(d2l::LearnedPositionalEncoding(4, 0.0f, 0), std::invalid_argument,
+                        d2l_test::message_has({"[LearnedPositionalEncoding]", "max_len (0)"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -157,6 +157,40 @@ BOOST_AUTO_TEST_CASE(cached_decoding_matches_the_whole_prefix) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(learned_positional_encoding_in_encoder_and_decoder) {
+  // pe = "learned" (10.6's exercise 2): each of encoder and decoder gets a table P of the
+  // model's width as a parameter, "encoder.pos_encoding.P"; the book's default has none.
+  manual_seed(7);
+  const int64_t num_hiddens = 8;
+  TransformerEncoder encoder(20, 8, 8, 8, num_hiddens, {num_hiddens}, 8, 16, 2, 2, 0.0f, false, "learned");
+  TransformerDecoder decoder(20, 8, 8, 8, num_hiddens, {num_hiddens}, 8, 16, 2, 2, 0.0f, "learned");
+  EncoderDecoder net(encoder, decoder);
+  int64_t tables = 0;
+  for (const auto& [name, p] : net.named_parameters())
+    if (name == "encoder.pos_encoding.P" || name == "decoder.pos_encoding.P") {
+      BOOST_TEST(p.shape() == (Shape{1, 1000, num_hiddens}));
+      ++tables;
+    }
+  BOOST_CHECK_EQUAL(tables, 2);
+  BOOST_CHECK_EQUAL(encoder.pos_encoding->type_name(), "LearnedPositionalEncoding");
+  TransformerEncoder book(20, 8, 8, 8, num_hiddens, {num_hiddens}, 8, 16, 2, 2, 0.0f);
+  BOOST_CHECK_EQUAL(book.pos_encoding->type_name(), "PositionalEncoding");
+  BOOST_CHECK_EQUAL(net.num_parameters() - 2 * 1000 * num_hiddens,
+                    book.num_parameters() +
+                        TransformerDecoder(20, 8, 8, 8, num_hiddens, {num_hiddens}, 8, 16, 2, 2, 0.0f).num_parameters());
+  // The encoder adds the table's rows of its input's positions only: for a 1-step input,
+  // changing row 5 leaves the output as it was, changing row 0 moves it.
+  encoder.eval();
+  const Tensor X = random_ids(20, {1, 1});
+  NoGrad no_grad;
+  const Tensor before = encoder(X, Tensor())[0];
+  encoder.pos_encoding->P.data()[5 * num_hiddens] += 1.0f;  // row 5: beyond the sequence
+  BOOST_TEST(all_close(encoder(X, Tensor())[0], before, 0.0f));
+  encoder.pos_encoding->P.data()[0] += 1.0f;  // row 0: the sequence's one position
+  BOOST_TEST(!all_close(encoder(X, Tensor())[0], before, 1e-4f));
+  BOOST_CHECK_THROW(TransformerDecoder(20, 8, 8, 8, 8, {8}, 8, 16, 2, 2, 0.0f, "rotary"), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(errors_name_the_layer) {
   AddNorm add_norm({4}, 0.0f);
   BOOST_CHECK_EXCEPTION(add_norm(ones({2, 4}), ones({3, 4})), std::invalid_argument, [](const std::invalid_argument& e) {
