@@ -24,12 +24,24 @@
 // Everything after the shape check depends on the random init and the shuffle, so the
 // loss, the translations and the heatmap differ from the book's run in their details.
 // Run time: about a minute for 250 epochs on 2 cores (--quick: 10 epochs, a few seconds).
+//
+// The exercises (this section's and 9.7's, whose training this section uses), each a
+// setting; with any of them the program trains that model in place of the book's, then
+// trains the book's model too (both from --seed) and prints one table row for each: loss
+// of the first and last epoch, the masked loss of the trained model over all pairs, mean
+// BLEU over the book's four sentences and over the first 100 pairs, and tokens/sec.
+//   --rnn lstm             10.4 ex. 1: an LSTM (layers/lstm.h) in place of the GRU
+//   --scoring dot          10.4 ex. 2: scaled dot-product scoring in place of additive
+//   --no-loss-mask         9.7 ex. 2: the loss counts the padding too
+//   --no-teacher-forcing   9.7 ex. 4: the decoder reads its own predictions in training
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/ops.h"
+#include "core/random.h"
 #include "layers/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tools/cli/cli_args.h"
@@ -63,14 +75,90 @@ void draw_attention(const std::vector<Tensor>& steps, const std::string& sentenc
   write_figure(path, [&] { show_heatmaps(slice(attention_weights, 3, 0, keys), "Key positions", "Query positions", {}, path); });
 }
 
+// The model an exercise trains: the book's (GRU, additive, mask, teacher forcing) unless
+// the command line changes one part.
+struct Setting {
+  RecurrentCell cell = RecurrentCell::gru;
+  AttentionScoring scoring = AttentionScoring::additive;
+  bool loss_mask = true, teacher_forcing = true;
+
+  bool is_book() const {
+    return cell == RecurrentCell::gru && scoring == AttentionScoring::additive && loss_mask && teacher_forcing;
+  }
+  std::string name() const {
+    std::string s = std::string(cell == RecurrentCell::gru ? "gru" : "lstm") + ", " +
+                    (scoring == AttentionScoring::additive ? "additive" : "dot");
+    if (!loss_mask) s += ", no loss mask";
+    if (!teacher_forcing) s += ", no teacher forcing";
+    return s;
+  }
+};
+
+// A value the option does not take is bad usage: "error: [--rnn] ..." and exit status 2.
+Setting read_setting(const CliArgs& args) {
+  Setting s;
+  const std::string& rnn = args.get_string("rnn");
+  const std::string& scoring = args.get_string("scoring");
+  if (rnn != "gru" && rnn != "lstm") throw UsageError("[--rnn] expects gru or lstm, got '" + rnn + "'");
+  if (scoring != "additive" && scoring != "dot")
+    throw UsageError("[--scoring] expects additive or dot, got '" + scoring + "'");
+  s.cell = rnn == "lstm" ? RecurrentCell::lstm : RecurrentCell::gru;
+  s.scoring = scoring == "dot" ? AttentionScoring::scaled_dot_product : AttentionScoring::additive;
+  s.loss_mask = !args.get_flag("no-loss-mask");
+  s.teacher_forcing = !args.get_flag("no-teacher-forcing");
+  return s;
+}
+
+// The book's classes for the book's cell and scoring (so its run is unchanged), else the
+// exercises' variants (layers/bahdanau_attention.h).
+struct Model {
+  std::unique_ptr<Encoder> encoder;
+  std::unique_ptr<AttentionDecoder> decoder;
+};
+Model make_model(const Setting& s, int64_t src_vocab, int64_t tgt_vocab, int64_t embed_size, int64_t num_hiddens,
+                 int64_t num_layers, float dropout) {
+  Model m;
+  if (s.cell == RecurrentCell::gru && s.scoring == AttentionScoring::additive) {
+    m.encoder = std::make_unique<Seq2SeqEncoder>(src_vocab, embed_size, num_hiddens, num_layers, dropout);
+    m.decoder = std::make_unique<Seq2SeqAttentionDecoder>(tgt_vocab, embed_size, num_hiddens, num_layers, dropout);
+  } else {
+    m.encoder = std::make_unique<VariantSeq2SeqEncoder>(s.cell, src_vocab, embed_size, num_hiddens, num_layers, dropout);
+    m.decoder = std::make_unique<VariantAttentionDecoder>(s.cell, s.scoring, tgt_vocab, embed_size, num_hiddens,
+                                                          num_layers, dropout);
+  }
+  return m;
+}
+
+// One row of the exercise table.
+void print_row(const std::string& name, const TrainSeq2SeqResult& r, const Seq2SeqScores& scores, double bleu4) {
+  if (r.epoch_loss.empty())  // --load: nothing was trained in this run
+    std::printf("%-40s %12s %11s %9.3f %7.3f %8.3f %11s\n", name.c_str(), "(loaded)", "-", scores.loss, bleu4,
+                scores.bleu, "-");
+  else
+    std::printf("%-40s %12.3f %11.3f %9.3f %7.3f %8.3f %11.1f\n", name.c_str(), r.epoch_loss.front(), r.loss,
+                scores.loss, bleu4, scores.bleu, r.tokens_per_sec);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CliArgs args("bahdanau_attention", "10.4 Bahdanau Attention (sec_seq2seq_attention): a GRU encoder-decoder with "
                                      "additive attention, trained on English-French pairs.");
   const Seq2SeqOptions seq2seq(args, 250, 10);
+  args.add_string("rnn", "gru", "10.4 ex. 1: the recurrent cell, gru (the book) or lstm", "CELL");
+  args.add_string("scoring", "additive", "10.4 ex. 2: the attention scoring, additive (the book) or dot (scaled "
+                  "dot-product)", "FN");
+  args.add_flag("no-loss-mask", "9.7 ex. 2: train with a loss that counts the padding too");
+  args.add_flag("no-teacher-forcing", "9.7 ex. 4: train feeding the decoder its own predictions");
   add_chapter_options(args, "out/bahdanau_attention");
   args.parse_or_exit(argc, argv);
+  Setting setting;
+  try {
+    setting = read_setting(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s (see --help)\n", e.what());
+    return 2;
+  }
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
 
@@ -101,27 +189,42 @@ int main(int argc, char** argv) {
     std::printf("using data: %s\n", source.description.c_str());
     const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
     const Vocab &src_vocab = data.src_vocab, &tgt_vocab = data.tgt_vocab;
-    Seq2SeqEncoder encoder(src_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
-    Seq2SeqAttentionDecoder decoder(tgt_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
-    EncoderDecoder net(encoder, decoder);
-    // What a parameter file must match to be loaded here, and what a resumed run must match.
-    Checkpoint checkpoint = seq2seq.checkpoint(
-        {{"model", "bahdanau_attention"}, {"embed_size", setting_number(embed_size)},
-         {"num_hiddens", setting_number(num_hiddens)}, {"num_layers", setting_number(num_layers)},
-         {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
-         {"src_vocab", vocab_fingerprint(src_vocab)}, {"tgt_vocab", vocab_fingerprint(tgt_vocab)}},
-        {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+    // An exercise's run and the book's run it is compared with both start from --seed.
+    if (!setting.is_book()) manual_seed(static_cast<uint64_t>(args.get_int("seed")));
+    const Model model = make_model(setting, src_vocab.size(), tgt_vocab.size(), embed_size, num_hiddens, num_layers,
+                                   dropout);
+    EncoderDecoder net(*model.encoder, *model.decoder);
+    // What a parameter file must match to be loaded here, and what a resumed run must match
+    // (an exercise's setting is added, so the book's files keep their settings).
+    ModelSettings model_settings{
+        {"model", "bahdanau_attention"}, {"embed_size", setting_number(embed_size)},
+        {"num_hiddens", setting_number(num_hiddens)}, {"num_layers", setting_number(num_layers)},
+        {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
+        {"src_vocab", vocab_fingerprint(src_vocab)}, {"tgt_vocab", vocab_fingerprint(tgt_vocab)}};
+    ModelSettings run_settings{{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}};
+    if (setting.cell != RecurrentCell::gru) model_settings.push_back({"rnn", "lstm"});
+    if (setting.scoring != AttentionScoring::additive) model_settings.push_back({"scoring", "dot"});
+    if (!setting.loss_mask) run_settings.push_back({"loss_mask", "off"});
+    if (!setting.teacher_forcing) run_settings.push_back({"teacher_forcing", "off"});
+    Checkpoint checkpoint = seq2seq.checkpoint(model_settings, run_settings);
+    TrainSeq2SeqResult trained;
     seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
-      train_seq2seq(net, data, lr, num_epochs, tgt_vocab, "cpu", {out + "/train_seq2seq.png", true, &checkpoint});
+      TrainSeq2SeqOptions options{out + "/train_seq2seq.png", true, &checkpoint};
+      options.loss_mask = setting.loss_mask;
+      options.teacher_forcing = setting.teacher_forcing;
+      trained = train_seq2seq(net, data, lr, num_epochs, tgt_vocab, "cpu", options);
     });
 
     const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
     const std::vector<std::string> fras{"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
     std::vector<Tensor> dec_attention_weight_seq;
+    double bleu4 = 0;  // mean over the four, for the exercise table
     for (size_t i = 0; i < engs.size(); ++i) {
       auto [translation, weights] = predict_seq2seq(net, engs[i], src_vocab, tgt_vocab, num_steps, "cpu", true);
       // print(f'{eng} => {translation}, ', f'bleu ...'): print's separator adds a second space.
-      std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+      const double b = bleu(translation, fras[i], 2);
+      std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), b);
+      bleu4 += b / static_cast<double>(engs.size());
       dec_attention_weight_seq = weights;
     }
     draw_attention(dec_attention_weight_seq, engs.back(), num_steps, out + "/attention.png");
@@ -130,6 +233,32 @@ int main(int argc, char** argv) {
       auto [translation, weights] = predict_seq2seq(net, sentence, src_vocab, tgt_vocab, num_steps, "cpu", true);
       std::printf("%s => %s\n", sentence.c_str(), translation.c_str());
       draw_attention(weights, lower_utf8(sentence), num_steps, out + "/translate.png");
+    }
+
+    if (!setting.is_book()) {
+      // ----------------------------------------------------------------------------------
+      print_banner("练习 / Exercises: " + setting.name() + " against the book's gru, additive");
+      const Seq2SeqScores scores = evaluate_seq2seq(net, data, 100);
+      // The book's model, trained the same number of epochs from the same seed.
+      manual_seed(static_cast<uint64_t>(args.get_int("seed")));
+      const Model book = make_model(Setting{}, src_vocab.size(), tgt_vocab.size(), embed_size, num_hiddens,
+                                    num_layers, dropout);
+      EncoderDecoder book_net(*book.encoder, *book.decoder);
+      const TrainSeq2SeqResult book_trained =
+          train_seq2seq(book_net, data, lr, seq2seq.num_epochs(), tgt_vocab, "cpu", {"", false, nullptr});
+      double book_bleu4 = 0;
+      for (size_t i = 0; i < engs.size(); ++i)
+        book_bleu4 += bleu(predict_seq2seq(book_net, engs[i], src_vocab, tgt_vocab, num_steps).first, fras[i], 2) /
+                      static_cast<double>(engs.size());
+      const Seq2SeqScores book_scores = evaluate_seq2seq(book_net, data, 100);
+      std::printf("%-40s %12s %11s %9s %7s %8s %11s\n", "setting", "epoch-1 loss", "final loss", "eval loss",
+                  "bleu-4", "bleu-100", "tokens/sec");
+      print_row(setting.name(), trained, scores, bleu4);
+      print_row(Setting{}.name() + " (the book)", book_trained, book_scores, book_bleu4);
+      std::printf("(final loss: the training objective of the last epoch; eval loss: the masked loss per target "
+                  "token of the trained model, in eval mode with teacher forcing, over all %lld pairs; bleu-4: "
+                  "mean over the four sentences above; bleu-100: mean over the first %lld pairs)\n",
+                  static_cast<long long>(data.src.rows()), static_cast<long long>(scores.pairs));
     }
     return 0;
   });

@@ -29,6 +29,12 @@
 // --resume FILE continues the training up to --epochs as if it had never stopped.
 // Everything after "read N examples" depends on the random init and the shuffle, so the
 // numbers differ from the book's.
+// The exercise (15.5 ex. 1, other hyper-parameters): --embed-size N, --num-hiddens N, --lr X
+// and --epochs N set one run (the book: 100, 200, 0.001, 4; with an embed size other than
+// the word vectors' the embedding starts from the random init); --grid instead trains a
+// small grid, --num-hiddens 100 and 200 x --lr 0.0003, 0.001 and 0.003 at --embed-size
+// and --epochs, and prints each one's test accuracy after every epoch (figures:
+// grid_h<num_hiddens>_lr<lr>.png).
 // Run time: the program prints its estimate after the first 10 batches. The speed is the same
 // per example on every data set (sentences are padded to 50 tokens), so the full SNLI split
 // takes 549,367 x 4 / (examples/sec): see README.md for the figure measured on 2 cores. The
@@ -44,6 +50,7 @@
 
 #include "core/ops.h"
 #include "core/optim.h"
+#include "core/random.h"
 #include "layers/natural_language_inference_attention.h"
 #include "tools/cli/cli_args.h"
 #include "tools/data/glove.h"
@@ -95,6 +102,84 @@ void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std:
   write_figure(path, [&] { show_heatmaps(concat({beta, alpha}, 1), opt, path); });
 }
 
+// The book's net = DecomposableAttention(vocab, embed_size, num_hiddens): the MLPs' input
+// sizes follow from the two sizes (attend reads an embedding, compare an embedding and its
+// aligned partner, aggregate both comparisons' sums). Starts the embedding from the word
+// vectors in `embeddings` when they have embed_size dimensions; other vectors are an error
+// when named by --embeddings (must_match), else skipped (the bundled set's own vectors with
+// another --embed-size).
+std::unique_ptr<DecomposableAttention> make_net(const Vocab& vocab, int64_t embed_size, int64_t num_hiddens,
+                                                bool mask_pad, const std::string& embeddings, bool must_match,
+                                                const std::string& train_path) {
+  auto net = std::make_unique<DecomposableAttention>(vocab.size(), embed_size, num_hiddens, embed_size,
+                                                     2 * embed_size, 2 * num_hiddens, mask_pad, vocab["<pad>"]);
+  std::cout << "vocab " << vocab.size() << ", " << net->num_parameters() << " parameters, <pad> "
+            << (net->mask_pad ? "masked (--mask-pad)" : "not masked (as the book)") << "\n";
+  std::unique_ptr<TokenEmbedding> glove;
+  if (!embeddings.empty()) glove = std::make_unique<TokenEmbedding>(embeddings);
+  check(!glove || !must_match || glove->dim() == embed_size, "natural_language_inference_attention", embeddings,
+        " has ", glove ? glove->dim() : 0, "-d vectors, the model needs embed_size ", embed_size);
+  if (glove && glove->dim() == embed_size) {
+    const std::vector<float> embeds = glove->lookup(vocab.idx_to_token());
+    std::copy(embeds.begin(), embeds.end(), net->embedding.weight.data());
+    int64_t found = 0;
+    for (const std::string& t : vocab.idx_to_token()) found += t != "<unk>" && glove->token_to_idx.count(t);
+    std::cout << "embedding from " << embeddings << ": " << found << " of " << vocab.size()
+              << " tokens found, the rest start at zero\n";
+  } else if (glove) {
+    std::cout << "embedding: default init N(0, 1), trained (" << embeddings << " has " << glove->dim()
+              << "-d vectors, --embed-size is " << embed_size << ")\n";
+  } else {
+    std::cout << "embedding: default init N(0, 1), trained (no word vectors"
+              << (train_path.find("snli_1.0_train.txt") != std::string::npos
+                      ? ": `make data` fetches the book's data/glove.6B.100d/vec.txt)\n"
+                      : ")\n");
+  }
+  return net;
+}
+
+BatchForward forward_of(DecomposableAttention& net) {
+  // The model reads a batch as net(premises, hypotheses), each (batch_size, num_steps).
+  return [&net](const SNLIBatch& b) {
+    return net(ids_tensor(b.premises, {b.batch_size, b.num_steps}),
+               ids_tensor(b.hypotheses, {b.batch_size, b.num_steps}));
+  };
+}
+
+// 15.5 ex. 1: a small grid of num_hiddens x lr, each trained from the same seed; one row
+// per setting with its test accuracy after every epoch.
+void run_grid(const CliArgs& args, const Vocab& vocab, SNLIDataLoader& train_iter, SNLIDataLoader& test_iter,
+              int64_t embed_size, int64_t num_epochs, const std::string& embeddings, const std::string& train_path,
+              const std::string& out) {
+  struct Row {
+    int64_t num_hiddens;
+    float lr;
+    std::vector<float> test_acc;
+    double examples_per_sec;
+  };
+  std::vector<Row> rows;
+  for (int64_t num_hiddens : {100, 200})
+    for (float lr : {0.0003f, 0.001f, 0.003f}) {
+      print_banner("练习 / Exercise 15.5.1: embed_size " + std::to_string(embed_size) + ", num_hiddens " +
+                   std::to_string(num_hiddens) + ", lr " + python_float(lr));
+      manual_seed(static_cast<uint64_t>(args.get_int("seed")));
+      auto net = make_net(vocab, embed_size, num_hiddens, args.get_flag("mask-pad"), embeddings,
+                          args.given("embeddings"), train_path);
+      Adam trainer(net->parameters(), lr);
+      const std::string figure = out + "/grid_h" + std::to_string(num_hiddens) + "_lr" + python_float(lr) + ".png";
+      const TrainCh13Result r = train_ch13(*net, forward_of(*net), train_iter, test_iter, trainer, num_epochs, figure);
+      rows.push_back({num_hiddens, lr, r.test_acc_by_epoch, r.examples_per_sec});
+    }
+  print_banner("练习 / Exercise 15.5.1: test accuracy by epoch, embed_size " + std::to_string(embed_size));
+  std::printf("%11s %8s  test acc after epoch 1..%lld   examples/sec\n", "num_hiddens", "lr",
+              static_cast<long long>(num_epochs));
+  for (const Row& r : rows) {
+    std::printf("%11lld %8s ", static_cast<long long>(r.num_hiddens), python_float(r.lr).c_str());
+    for (float a : r.test_acc) std::printf(" %.3f", a);
+    std::printf("   %.1f\n", r.examples_per_sec);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,6 +193,10 @@ int main(int argc, char** argv) {
                   "GloVe text file (word v1 ... v100 per line) to start the embedding from (default: the bundled "
                   "set's vectors.txt when training on it; \"\" for the random init)",
                   "FILE");
+  args.add_int("embed-size", 100, "15.5 ex. 1: embedding size (the book: 100, the word vectors' size)", 1, 100000);
+  args.add_int("num-hiddens", 200, "15.5 ex. 1: hidden units of the three MLPs (the book: 200)", 1, 100000);
+  args.add_float("lr", 0.001, "15.5 ex. 1: Adam's learning rate (the book: 0.001)", 1e-8, 10.0);
+  args.add_flag("grid", "15.5 ex. 1: train num_hiddens 100, 200 x lr 0.0003, 0.001, 0.003 and tabulate test acc");
   args.add_flag("mask-pad", "mask <pad> in the soft alignment and the sums (the book does not)");
   args.add_string("premise", "", "a premise to classify and draw, e.g. \"a man is sleeping .\"");
   args.add_string("hypothesis", "", "its hypothesis (needs --premise)");
@@ -147,36 +236,27 @@ int main(int argc, char** argv) {
 
     // ------------------------------------------------------------------------------------
     print_banner("创建模型 / Creating the Model");
-    const int64_t embed_size = 100, num_hiddens = 200;
-    // The book: net = DecomposableAttention(vocab, embed_size, num_hiddens); the layer takes
-    // len(vocab) (and, for --mask-pad, the id of '<pad>').
-    DecomposableAttention net(vocab.size(), embed_size, num_hiddens, 100, 200, 400, args.get_flag("mask-pad"),
-                              vocab["<pad>"]);
-    std::cout << "vocab " << vocab.size() << ", " << net.num_parameters() << " parameters, <pad> "
-              << (net.mask_pad ? "masked (--mask-pad)" : "not masked (as the book)") << "\n";
+    const int64_t embed_size = args.get_int("embed-size"), num_hiddens = args.get_int("num-hiddens");
     // The book copies GloVe into the embedding; the bundled set brings its own vectors for that
     // (source.embeddings), used unless --embeddings names a file, or "" for the random init.
     const std::string embeddings = args.given("embeddings") ? args.get_string("embeddings") : source.embeddings;
-    if (!embeddings.empty()) {
-      const TokenEmbedding glove(embeddings);
-      check(glove.dim() == embed_size, "natural_language_inference_attention", embeddings, " has ", glove.dim(),
-            "-d vectors, the model needs embed_size ", embed_size);
-      const std::vector<float> embeds = glove.lookup(vocab.idx_to_token());
-      std::copy(embeds.begin(), embeds.end(), net.embedding.weight.data());
-      int64_t found = 0;
-      for (const std::string& t : vocab.idx_to_token()) found += t != "<unk>" && glove.token_to_idx.count(t);
-      std::cout << "embedding from " << embeddings << ": " << found << " of " << vocab.size()
-                << " tokens found, the rest start at zero\n";
-    } else {
-      std::cout << "embedding: default init N(0, 1), trained (no word vectors"
-                << (source.train_path.find("snli_1.0_train.txt") != std::string::npos
-                        ? ": `make data` fetches the book's data/glove.6B.100d/vec.txt)\n"
-                        : ")\n");
+    const int64_t num_epochs = quick ? std::min<int64_t>(1, args.get_int("epochs")) : args.get_int("epochs");
+    if (args.get_flag("grid")) {
+      check(num_epochs > 0, "natural_language_inference_attention", "--grid trains: give --epochs 1 or more");
+      check(args.get_string("save").empty() && args.get_string("load").empty() && args.get_string("resume").empty(),
+            "natural_language_inference_attention", "--grid trains six models: --save, --load and --resume are for one");
+      run_grid(args, vocab, train_iter, test_iter, embed_size, num_epochs, embeddings, source.train_path, out);
+      return 0;
     }
+    // The book: net = DecomposableAttention(vocab, embed_size, num_hiddens); the layer takes
+    // len(vocab) (and, for --mask-pad, the id of '<pad>').
+    const std::unique_ptr<DecomposableAttention> net_ptr = make_net(
+        vocab, embed_size, num_hiddens, args.get_flag("mask-pad"), embeddings, args.given("embeddings"), source.train_path);
+    DecomposableAttention& net = *net_ptr;
     // What a parameter file must match to be loaded here, and what a resumed run must match.
     check(args.get_string("load").empty() || args.get_string("resume").empty(), "natural_language_inference_attention",
           "--load (start from parameters) and --resume (continue a training) exclude each other");
-    const float lr = 0.001f;
+    const float lr = args.get_float("lr");
     Checkpoint checkpoint(
         {{"model", "decomposable_attention"}, {"embed_size", setting_number(embed_size)},
          {"num_hiddens", setting_number(num_hiddens)}, {"num_steps", setting_number(num_steps)},
@@ -191,12 +271,7 @@ int main(int argc, char** argv) {
 
     // ------------------------------------------------------------------------------------
     print_banner("训练和评估模型 / Training and Evaluating the Model");
-    // The model reads a batch as net(premises, hypotheses), each (batch_size, num_steps).
-    const BatchForward forward = [&net](const SNLIBatch& b) {
-      return net(ids_tensor(b.premises, {b.batch_size, b.num_steps}),
-                 ids_tensor(b.hypotheses, {b.batch_size, b.num_steps}));
-    };
-    const int64_t num_epochs = quick ? std::min<int64_t>(1, args.get_int("epochs")) : args.get_int("epochs");
+    const BatchForward forward = forward_of(net);
     check(num_epochs > 0 || args.get_string("resume").empty(), "natural_language_inference_attention",
           "--resume continues a training: give --epochs more than the file's epochs");
     Adam trainer(net.parameters(), lr);

@@ -14,6 +14,17 @@
 // Run time: a few minutes on two cores (--quick: seconds). Everything after the shape
 // demos depends on the random init, so numbers differ from the book's in the last digits.
 //
+// The exercises:
+//   --num-layers N          10.7 ex. 1: N encoder and N decoder blocks (the book: 2)
+//   --scoring additive      10.7 ex. 2: additive attention in every head in place of scaled
+//                           dot product
+// With either, the program closes with one summary line (parameters, training seconds,
+// loss, masked loss over all pairs, BLEU over the four sentences and the first 100 pairs,
+// tokens/sec); run it once per setting to compare.
+//   --ex head-importance    10.5 ex. 2: after training, each head of each attention (encoder
+//                           self, decoder self, decoder-encoder) is masked in turn; a table
+//                           and out/transformer/head_importance.png (layer x head) show how
+//                           much the loss and BLEU change without it.
 // --pe learned answers exercise 2 of 10.6 (sec_self-attention-and-positional-encoding), a
 // learnable positional encoding: the encoder and decoder each add a LearnedPositionalEncoding
 // (layers/self_attention_and_positional_encoding.h) instead of the sinusoids and train it
@@ -23,11 +34,14 @@
 // writes out/transformer/positional_encoding.png: the sinusoidal P, the encoder's and the
 // decoder's learned P over positions 0..num_steps-1, side by side (Blues, as 10.6 draws P).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "core/autograd.h"
 #include "core/ops.h"
@@ -36,6 +50,7 @@
 #include "tools/cli/seq2seq_options.h"
 #include "tools/data/bleu.h"
 #include "tools/data/nmt_data.h"
+#include "tools/figures/animator.h"
 #include "tools/figures/figures.h"
 #include "tools/train/checkpoint.h"
 #include "tools/train/train_seq2seq.h"
@@ -59,6 +74,53 @@ Tensor decoder_weights(const std::vector<std::vector<Tensor>>& seq, int which, i
         for (int64_t k = 0; k < keys; ++k) W.at({l, h, s, k}) = w.at({h, 0, k});
     }
   return W;
+}
+
+// Every MultiHeadAttention of the model, grouped as the book draws them: encoder
+// self-attention, decoder self-attention, decoder-encoder attention; each group by layer.
+std::vector<std::vector<MultiHeadAttention*>> attention_groups(TransformerEncoder& encoder,
+                                                              TransformerDecoder& decoder) {
+  std::vector<std::vector<MultiHeadAttention*>> groups(3);
+  for (auto& blk : encoder.blks) groups[0].push_back(&blk->attention);
+  for (auto& blk : decoder.blks) {
+    groups[1].push_back(&blk->attention1);
+    groups[2].push_back(&blk->attention2);
+  }
+  return groups;
+}
+
+// 10.5 ex. 2: masks each head alone and scores the model without it. Prints one row per
+// head (the change in loss and BLEU from the unmasked model) and draws the loss changes as
+// three layer x head heatmaps.
+void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, TransformerDecoder& decoder,
+                     const NmtData& data, int64_t num_heads, int64_t bleu_pairs, const std::string& path) {
+  const Seq2SeqScores base = evaluate_seq2seq(net, data, bleu_pairs);
+  std::printf("all heads: loss %.6f, bleu %.3f (mean over the first %lld pairs)\n", base.loss, base.bleu,
+              static_cast<long long>(base.pairs));
+  const std::vector<std::string> names{"encoder self-attention", "decoder self-attention",
+                                       "decoder-encoder attention"};
+  const auto groups = attention_groups(encoder, decoder);
+  const int64_t num_layers = static_cast<int64_t>(groups[0].size());
+  Tensor delta = zeros({1, 3, num_layers, num_heads});  // Δloss per group, layer, head
+  // Layers and heads counted from 0, as the heatmap's axes.
+  std::printf("%-26s %5s %4s %11s %8s\n", "attention", "layer", "head", "Δloss", "Δbleu");
+  for (int64_t g = 0; g < 3; ++g)
+    for (int64_t l = 0; l < num_layers; ++l)
+      for (int64_t h = 0; h < num_heads; ++h) {
+        MultiHeadAttention& mha = *groups[g][l];
+        mha.head_mask.assign(num_heads, 1.0f);
+        mha.head_mask[h] = 0.0f;
+        const Seq2SeqScores masked = evaluate_seq2seq(net, data, bleu_pairs);
+        mha.head_mask.clear();
+        delta.at({0, g, l, h}) = static_cast<float>(masked.loss - base.loss);
+        std::printf("%-26s %5lld %4lld %+11.6f %+8.3f\n", names[g].c_str(), static_cast<long long>(l),
+                    static_cast<long long>(h), masked.loss - base.loss, masked.bleu - base.bleu);
+      }
+  std::printf("(Δ: masked minus all heads; the heatmap shows Δloss)\n");
+  write_figure(path, [&] {
+    show_heatmaps(delta, "Head", "Layer", {"Encoder self", "Decoder self", "Decoder-encoder"}, {7.0f, 2.5f}, "Reds",
+                  path);
+  });
 }
 
 // The largest and the mean |P - P0| over rows [begin, end) of a (1, max_len, d) table.
@@ -108,6 +170,10 @@ int main(int argc, char** argv) {
                               "and translation.");
   const Seq2SeqOptions seq2seq(args, 200, 20);
   args.add_flag("pe-offset", "in prediction add the true position's encoding, not position 0 (the book's quirk)");
+  args.add_int("num-layers", 2, "10.7 ex. 1: encoder and decoder blocks (the book: 2)", 1, 64);
+  args.add_string("scoring", "dot", "10.7 ex. 2: the heads' scoring, dot (scaled dot-product, the book) or additive",
+                  "FN");
+  args.add_string("ex", "", "head-importance: 10.5 ex. 2, mask one head at a time after training", "NAME");
   args.add_string("pe", "sinusoidal",
                   "positional encoding: sinusoidal (the book's) or learned (10.6's exercise 2: a trained table, "
                   "drawn beside the sinusoidal one in positional_encoding.png)",
@@ -117,6 +183,16 @@ int main(int argc, char** argv) {
   const std::string pe = args.get_string("pe");
   if (pe != "sinusoidal" && pe != "learned") {
     std::fprintf(stderr, "error: [--pe] expects sinusoidal or learned, got '%s' (see --help)\n", pe.c_str());
+    return 2;
+  }
+  const std::string scoring = args.get_string("scoring");
+  if (scoring != "dot" && scoring != "additive") {
+    std::fprintf(stderr, "error: [--scoring] expects dot or additive, got '%s' (see --help)\n", scoring.c_str());
+    return 2;
+  }
+  const std::string ex = args.get_string("ex");
+  if (!ex.empty() && ex != "head-importance") {
+    std::fprintf(stderr, "error: [--ex] expects head-importance, got '%s' (see --help)\n", ex.c_str());
     return 2;
   }
   return run_reporting_errors([&] {
@@ -162,7 +238,7 @@ int main(int argc, char** argv) {
 
     // ------------------------------------------------------------------------------------
     print_banner("训练 / training");
-    const int64_t num_hiddens = 32, num_layers = 2, batch_size = 64, num_steps = 10;
+    const int64_t num_hiddens = 32, num_layers = args.get_int("num-layers"), batch_size = 64, num_steps = 10;
     const float dropout = 0.1f, lr = 0.005f;
     const int64_t ffn_num_input = 32, ffn_num_hiddens = 64, num_heads = 4;
     const int64_t key_size = 32, query_size = 32, value_size = 32;
@@ -177,6 +253,9 @@ int main(int argc, char** argv) {
     // The learned tables as they start, to measure how far training moves each row.
     const Tensor enc_P0 = encoder.pos_encoding->P.detach(), dec_P0 = decoder.pos_encoding->P.detach();
     decoder.pe_offset = args.get_flag("pe-offset");
+    if (scoring == "additive")
+      for (const auto& group : attention_groups(encoder, decoder))
+        for (MultiHeadAttention* mha : group) mha->use_additive_scoring();
     EncoderDecoder net(encoder, decoder);
     // What a parameter file must match to be loaded here (--pe-offset changes prediction
     // only, so it is not among them), and what a resumed run must match.
@@ -187,13 +266,17 @@ int main(int argc, char** argv) {
         {"query_size", setting_number(query_size)}, {"value_size", setting_number(value_size)},
         {"dropout", setting_number(dropout)}, {"num_steps", setting_number(num_steps)},
         {"src_vocab", vocab_fingerprint(data.src_vocab)}, {"tgt_vocab", vocab_fingerprint(data.tgt_vocab)}};
+    if (scoring != "dot") model_settings.push_back({"scoring", scoring});
     // Recorded only when not the book's, so the default run's files stay as they were.
     if (pe != "sinusoidal") model_settings.push_back({"pe", pe});
     Checkpoint checkpoint =
         seq2seq.checkpoint(model_settings, {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+    TrainSeq2SeqResult trained;
+    const auto train_start = std::chrono::steady_clock::now();
     seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
-      train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", {out + "/loss.png", true, &checkpoint});
+      trained = train_seq2seq(net, data, lr, num_epochs, data.tgt_vocab, "cpu", {out + "/loss.png", true, &checkpoint});
     });
+    const double train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - train_start).count();
 
     std::vector<std::string> engs = {"go .", "i lost .", "he's calm .", "i'm home ."};
     std::vector<std::string> fras = {"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
@@ -203,13 +286,19 @@ int main(int argc, char** argv) {
     }
     std::string translation;
     std::vector<std::vector<Tensor>> dec_attention_weight_seq;
+    double bleu4 = 0;  // mean over the book's four, for the exercises' summary
     for (size_t i = 0; i < engs.size(); ++i) {
       auto result = predict_seq2seq_steps(net, engs[i], data.src_vocab, data.tgt_vocab, num_steps, "cpu", true);
       translation = result.first;
       dec_attention_weight_seq = result.second;
-      if (fras[i].empty()) std::printf("%s => %s\n", engs[i].c_str(), translation.c_str());
+      if (fras[i].empty()) {
+        std::printf("%s => %s\n", engs[i].c_str(), translation.c_str());
+        continue;
+      }
       // print(f'{eng} => {translation}, ', f'bleu ...'): print's separator adds a second space.
-      else std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), bleu(translation, fras[i], 2));
+      const double b = bleu(translation, fras[i], 2);
+      std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), b);
+      bleu4 += b / 4;
     }
 
     // ------------------------------------------------------------------------------------
@@ -237,6 +326,31 @@ int main(int argc, char** argv) {
                     out + "/decoder_encoder_attention.png");
     });
     if (pe == "learned") show_learned_encoding(encoder, decoder, enc_P0, dec_P0, num_steps, out);
+
+    if (args.given("num-layers") || args.given("scoring")) {
+      // ----------------------------------------------------------------------------------
+      print_banner("练习 / Exercises: num_layers " + std::to_string(num_layers) + ", scoring " + scoring);
+      int64_t parameters = 0;
+      for (const Tensor& p : net.parameters()) parameters += p.numel();
+      const Seq2SeqScores scores = evaluate_seq2seq(net, data, 100);
+      if (trained.epoch_loss.empty())  // --load: nothing was trained in this run
+        std::printf("parameters %lld, loaded, eval loss %.3f, bleu-4 %.3f, bleu-100 %.3f\n",
+                    static_cast<long long>(parameters), scores.loss, bleu4, scores.bleu);
+      else
+        std::printf("parameters %lld, training %.1f s, loss %s, eval loss %.3f, bleu-4 %.3f, bleu-100 %.3f, "
+                    "%.1f tokens/sec\n",
+                    static_cast<long long>(parameters), train_seconds, format_metric(trained.loss).c_str(),
+                    scores.loss, bleu4, scores.bleu, trained.tokens_per_sec);
+      std::printf("(eval loss: the masked loss per target token in eval mode over all %lld pairs; bleu-4: mean over "
+                  "the four sentences above; bleu-100: mean over the first %lld pairs)\n",
+                  static_cast<long long>(data.src.rows()), static_cast<long long>(scores.pairs));
+    }
+    if (ex == "head-importance") {
+      // ----------------------------------------------------------------------------------
+      print_banner("练习 / Exercise 10.5.2: head importance, one head masked at a time");
+      head_importance(net, encoder, decoder, data, num_heads, args.get_flag("quick") ? 20 : 100,
+                      out + "/head_importance.png");
+    }
     return 0;
   });
 }

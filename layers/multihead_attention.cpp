@@ -4,6 +4,8 @@
 // the core ops; the heads themselves are one DotProductAttention over batch_size * num_heads.
 #include "layers/multihead_attention.h"
 
+#include <algorithm>
+
 #include "core/debug.h"
 #include "core/check.h"
 #include "core/ops.h"
@@ -74,9 +76,32 @@ Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, co
   // (batch_size * num_heads, no. of queries).
   const Tensor lens = valid_lens.defined() ? repeat_interleave(valid_lens, num_heads, 0) : Tensor();
   // output: (batch_size * num_heads, no. of queries, num_hiddens / num_heads)
-  const Tensor output = attention(q, k, v, lens);
+  Tensor output;
+  if (additive) {
+    output = (*additive)(q, k, v, lens);
+    attention.attention_weights = additive->attention_weights;  // where readers look
+  } else {
+    output = attention(q, k, v, lens);
+  }
+  if (!head_mask.empty()) {
+    check(static_cast<int64_t>(head_mask.size()) == num_heads, "MultiHeadAttention", "head_mask has ",
+          head_mask.size(), " factors for ", num_heads, " heads");
+    // Row b * num_heads + i is head i of item b: view the rows as (batch_size, num_heads)
+    // and scale by a (1, num_heads, 1, 1) tensor of the factors.
+    Tensor factors = empty({1, num_heads, 1, 1});
+    std::copy(head_mask.begin(), head_mask.end(), factors.data());
+    const Shape shape = output.shape();
+    output = reshape(reshape(output, {-1, num_heads, shape[1], shape[2]}) * factors, shape);
+  }
   // output_concat: (batch_size, no. of queries, num_hiddens)
   return W_o(transpose_output(output, num_heads));
+}
+
+void MultiHeadAttention::use_additive_scoring() {
+  if (additive) return;
+  const int64_t head_size = W_q.out_features / num_heads;
+  additive = std::make_unique<AdditiveAttention>(head_size, head_size, head_size, attention.dropout.p);
+  register_module("additive", *additive);
 }
 
 }  // namespace d2l

@@ -6,6 +6,8 @@
 // into heads, so all heads run as one batched DotProductAttention (transpose_qkv).
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "core/module.h"
 #include "core/tensor.h"
@@ -47,10 +49,22 @@ class MultiHeadAttention : public Module {
     return forward(queries, keys, values, valid_lens);
   }
 
+  // 10.7 ex. 2: score every head with additive attention (layers/attention_scoring_functions.h)
+  // in place of scaled dot product: one MLP, shared by the heads, of num_hiddens / num_heads
+  // hidden units over each head's projected query and key. Registers it as "additive" (its
+  // weights join the parameters; `attention` stays, parameter-free and unused). Call before
+  // training. attention.attention_weights still holds the last forward's weights.
+  void use_additive_scoring();
+
   int64_t num_heads;  // first member: checked against num_hiddens before any layer is built
   // attention.attention_weights: (batch_size * num_heads, no. of queries, no. of kv pairs)
   DotProductAttention attention;
   Linear W_q, W_k, W_v, W_o;
+  std::unique_ptr<AdditiveAttention> additive;  // set by use_additive_scoring
+  // 10.5 ex. 2 (head importance): empty (every head whole), or num_heads factors, head i's
+  // output multiplied by head_mask[i] before the heads are concatenated and projected by
+  // W_o; 0 removes the head, as Michel et al. (2019) mask heads to measure what each adds.
+  std::vector<float> head_mask;
 };
 
 }  // namespace d2l

@@ -13,6 +13,7 @@
 #include "core/ops.h"
 #include "core/optim.h"
 #include "layers/seq2seq.h"
+#include "tools/data/bleu.h"
 #include "tools/data/text.h"
 #include "tools/figures/animator.h"
 #include "tools/train/checkpoint.h"
@@ -29,6 +30,46 @@ bool ends_with(const std::string& s, const std::string& tail) {
 std::string leaf_name(const std::string& name) {
   const size_t dot = name.rfind('.');
   return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+// Training without teacher forcing (9.7 ex. 4): from <bos>, each step's input is the
+// previous step's most likely token, so the decoder runs one step per call, as in
+// prediction. bos (batch_size, 1) -> Y_hat (batch_size, num_steps, vocab_size).
+Tensor decode_own_predictions(EncoderDecoder& net, const Tensor& X, const Tensor& X_valid_len, const Tensor& bos,
+                              int64_t num_steps) {
+  DecoderState state = net.decoder.init_state(net.encoder(X, X_valid_len), X_valid_len);
+  Tensor dec_X = bos;
+  std::vector<Tensor> steps;
+  for (int64_t t = 0; t < num_steps; ++t) {
+    auto [Y, next] = net.decoder(dec_X, state);  // (batch_size, 1, vocab_size)
+    state = std::move(next);
+    steps.push_back(Y);
+    dec_X = argmax(Y, 2);  // (batch_size, 1); argmax passes no gradient
+  }
+  return concat(steps, 1);
+}
+
+// Teacher forcing one step per decoder call, as in prediction: dec_input (batch_size,
+// num_steps) -> Y_hat (batch_size, num_steps, vocab_size). For the RNN decoders this equals
+// one call on the whole input; the Transformer's decoder, in eval mode, has no causal mask
+// on a whole input (the book's decoder expects one token at a time there) and would let
+// each position see the tokens after it.
+Tensor decode_teacher_forced_stepwise(EncoderDecoder& net, const Tensor& X, const Tensor& X_valid_len,
+                                      const Tensor& dec_input) {
+  DecoderState state = net.decoder.init_state(net.encoder(X, X_valid_len), X_valid_len);
+  std::vector<Tensor> steps;
+  for (int64_t t = 0; t < dec_input.size(1); ++t) {
+    auto [Y, next] = net.decoder(slice(dec_input, 1, t, t + 1), state);
+    state = std::move(next);
+    steps.push_back(Y);
+  }
+  return concat(steps, 1);
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string s;
+  for (const std::string& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
 }
 
 }  // namespace
@@ -85,10 +126,16 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
       const Tensor X_valid_len = ids_tensor(batch.X_valid_len, {B});
       const Tensor Y_valid_len = ids_tensor(batch.Y_valid_len, {B});
       const Tensor bos = reshape(full({B}, static_cast<float>(bos_id)), {-1, 1});
-      // Teacher forcing: the decoder reads <bos>, then the target without its last token.
-      const Tensor dec_input = concat({bos, slice(Y, 1, 0, T - 1)}, 1);
-      auto [Y_hat, state] = net(X, dec_input, X_valid_len);
-      const Tensor l = loss(Y_hat, Y, Y_valid_len);  // (batch_size,)
+      Tensor Y_hat;
+      if (options.teacher_forcing) {
+        // Teacher forcing: the decoder reads <bos>, then the target without its last token.
+        const Tensor dec_input = concat({bos, slice(Y, 1, 0, T - 1)}, 1);
+        Y_hat = net(X, dec_input, X_valid_len).first;
+      } else {
+        Y_hat = decode_own_predictions(net, X, X_valid_len, bos, T);
+      }
+      // Without the mask every position counts: valid_len = num_steps for each sequence.
+      const Tensor l = loss(Y_hat, Y, options.loss_mask ? Y_valid_len : full({B}, static_cast<float>(T)));
       sum(l).backward();  // the book: l.sum().backward()
       clip_grad_norm(params, 1.0f);  // d2l.grad_clipping(net, 1)
       optimizer.step();
@@ -125,6 +172,46 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
     std::fflush(stdout);
   }
   return result;
+}
+
+Seq2SeqScores evaluate_seq2seq(EncoderDecoder& net, const NmtData& data, int64_t bleu_pairs) {
+  check(bleu_pairs >= 0, "evaluate_seq2seq", "bleu_pairs must be >= 0, got ", bleu_pairs);
+  net.eval();
+  Seq2SeqScores scores;
+  {
+    NoGrad no_grad;
+    const MaskedSoftmaxCELoss loss;
+    const int64_t n = data.src.rows(), bos_id = data.tgt_vocab["<bos>"];
+    std::vector<int64_t> order(n);
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    double loss_sum = 0, num_tokens = 0;
+    for (int64_t begin = 0; begin < n; begin += data.batch_size) {
+      const NmtBatch batch = data.gather(order, begin, std::min(data.batch_size, n - begin));
+      const int64_t B = batch.batch_size, T = batch.num_steps;
+      const Tensor X = ids_tensor(batch.X, {B, T}), Y = ids_tensor(batch.Y, {B, T});
+      const Tensor bos = reshape(full({B}, static_cast<float>(bos_id)), {-1, 1});
+      const Tensor Y_hat =
+          decode_teacher_forced_stepwise(net, X, ids_tensor(batch.X_valid_len, {B}), concat({bos, slice(Y, 1, 0, T - 1)}, 1));
+      const Tensor l = loss(Y_hat, Y, ids_tensor(batch.Y_valid_len, {B}));
+      for (int64_t b = 0; b < B; ++b) {
+        loss_sum += l.data()[b];
+        num_tokens += static_cast<double>(batch.Y_valid_len[b]);
+      }
+    }
+    scores.loss = loss_sum / num_tokens;
+  }
+  // The pairs as the file has them (preprocessed, before the vocabulary turns rare words
+  // into '<unk>'), so a predicted '<unk>' never matches a reference word.
+  const TokenizedNmt pairs = tokenize_nmt(preprocess_nmt(read_data_nmt(data.path)), bleu_pairs, data.path);
+  scores.pairs = std::min<int64_t>(bleu_pairs, static_cast<int64_t>(pairs.source.size()));
+  double bleu_sum = 0;
+  for (int64_t r = 0; r < scores.pairs; ++r) {
+    const std::string translation = predict_seq2seq(net, join_words(pairs.source[r]), data.src_vocab, data.tgt_vocab,
+                                                    data.src.num_steps, "cpu").first;
+    bleu_sum += bleu(translation, join_words(pairs.target[r]), 2);
+  }
+  scores.bleu = scores.pairs ? bleu_sum / static_cast<double>(scores.pairs) : 0.0;
+  return scores;
 }
 
 std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(

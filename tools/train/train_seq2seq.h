@@ -17,7 +17,8 @@ namespace d2l {
 // nn.Linear weight and every GRU weight matrix; biases and embeddings keep their init.
 // Module keeps no record of which class owns a parameter, so the rule is read off the
 // names: a 2-D parameter named "...weight" (Linear) or "...weight_ih_l*"/"weight_hh_l*"
-// (GRU), except "embedding.weight". Returns the names initialised, for tests and logs.
+// (GRU, and the LSTM of 10.4's first exercise, which has the same names), except
+// "embedding.weight". Returns the names initialised, for tests and logs.
 std::vector<std::string> xavier_init_weights(Module& net);
 
 class Checkpoint;
@@ -30,6 +31,13 @@ struct TrainSeq2SeqOptions {
   // num_epochs; after the last epoch the checkpoint saves the model, before the figure is
   // drawn, so a figure that cannot be written never costs the trained model.
   Checkpoint* checkpoint = nullptr;
+  // The book's training by default; 9.7's exercises switch each part off:
+  // loss_mask = false (ex. 2) scores every one of the num_steps target positions, padding
+  // included (valid_len = num_steps for every sequence); teacher_forcing = false (ex. 4)
+  // feeds the decoder its own previous prediction (the argmax, no gradient through it)
+  // instead of the true previous token, one step at a time, as predict_seq2seq does.
+  bool loss_mask = true;
+  bool teacher_forcing = true;
 };
 
 struct TrainSeq2SeqResult {
@@ -50,6 +58,21 @@ struct TrainSeq2SeqResult {
 TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float lr, int64_t num_epochs,
                                  const Vocab& tgt_vocab, const std::string& device = "cpu",
                                  const TrainSeq2SeqOptions& options = {});
+
+// How well a trained model does, measured alike for every variant the exercises train.
+struct Seq2SeqScores {
+  // masked cross-entropy per valid target token, eval mode, teacher forcing fed one token
+  // per decoder call as in prediction (so the Transformer's decoder sees no future token)
+  double loss = 0;
+  double bleu = 0;  // mean bleu(k = 2) of predict_seq2seq over the scored pairs
+  int64_t pairs = 0;  // how many pairs the bleu averages
+};
+
+// Scores net on data: the loss over all pairs, in file order; the bleu over the first
+// bleu_pairs pairs of data.path (all if fewer), preprocessed and tokenized as
+// load_data_nmt reads them, the reference being the French words themselves (a rare word
+// the model can only write as '<unk>' counts as missed). Puts net in eval mode.
+Seq2SeqScores evaluate_seq2seq(EncoderDecoder& net, const NmtData& data, int64_t bleu_pairs);
 
 // The book's predict_seq2seq: greedy decoding in eval mode without a graph. The source is
 // lower-cased and split on ' ', '<eos>' appended, and enc_valid_len is that count BEFORE

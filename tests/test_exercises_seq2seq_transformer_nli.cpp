@@ -1,0 +1,328 @@
+// tests/test_exercises_seq2seq_transformer_nli.cpp — the exercises of 9.7, 10.4, 10.5, 10.7
+// and 15.5 answered by the chapter programs: the layers they add (the 10.4 variants,
+// MultiHeadAttention's head mask and additive scoring) against references, and each
+// exercise's --quick run with its numbers checked for sense.
+#include <boost/test/unit_test.hpp>
+#include <stb/stb_image.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/autograd.h"
+#include "core/ops.h"
+#include "core/random.h"
+#include "layers/bahdanau_attention.h"
+#include "layers/multihead_attention.h"
+#include "layers/transformer.h"
+#include "tests/gradcheck.h"
+#include "tests/test_util.h"
+
+namespace fs = std::filesystem;
+using d2l::Shape;
+using d2l::Tensor;
+using d2l_test::message_has;
+using d2l_test::random_ids;
+
+namespace {
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  BOOST_REQUIRE(a.shape() == b.shape());
+  double m = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) m = std::max(m, static_cast<double>(std::fabs(a.data()[i] - b.data()[i])));
+  return m;
+}
+
+// Copies every parameter of `from` into `to`, matched by name (both must have the same names).
+void copy_parameters(d2l::Module& from, d2l::Module& to) {
+  auto src = from.named_parameters(), dst = to.named_parameters();
+  BOOST_REQUIRE_EQUAL(src.size(), dst.size());
+  for (size_t i = 0; i < src.size(); ++i) {
+    BOOST_REQUIRE_EQUAL(src[i].first, dst[i].first);
+    BOOST_REQUIRE(src[i].second.shape() == dst[i].second.shape());
+    std::copy(src[i].second.data(), src[i].second.data() + src[i].second.numel(), dst[i].second.data());
+  }
+}
+
+int64_t count_parameters(d2l::Module& m) {
+  int64_t n = 0;
+  for (const Tensor& p : m.parameters()) n += p.numel();
+  return n;
+}
+
+// Runs a chapter program with --out in a temporary directory; requires exit code 0.
+struct ProgramRun {
+  std::string text;  // stdout
+  fs::path out;
+  d2l_test::TempDir tmp;
+  ProgramRun(const std::string& name, const std::string& args) : tmp(name + "_exercise") {
+    const fs::path exe = fs::path(d2l_test::build_dir()) / "chapters" / name;
+    BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built");
+    out = tmp.path / "out";
+    const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
+    const int rc = d2l_test::run_command(exe.string() + " --threads 2 --out " + out.string() + " " + args, log, err);
+    text = d2l_test::read_file(log);
+    BOOST_REQUIRE_MESSAGE(rc == 0, name << " " << args << " exited with " << rc << "; stderr:\n"
+                                        << d2l_test::read_file(err) << "\nstdout:\n" << text);
+  }
+  // The numbers on the first line that starts with `prefix`, after the prefix (words skipped).
+  std::vector<double> numbers_after(const std::string& prefix) const {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind(prefix, 0) == 0) {
+        std::vector<double> v;
+        std::istringstream words(line.substr(prefix.size()));
+        for (std::string w; words >> w;) {
+          while (!w.empty() && (w.back() == ',' || w.back() == 's')) w.pop_back();  // "12.3 s," -> 12.3
+          char* end = nullptr;
+          const double x = std::strtod(w.c_str(), &end);
+          if (!w.empty() && end && *end == '\0') v.push_back(x);
+        }
+        return v;
+      }
+    BOOST_FAIL("no line starts with '" << prefix << "' in:\n" << text);
+    return {};
+  }
+  void require_png(const std::string& name) const {
+    const fs::path p = out / name;
+    int w = 0, h = 0, comp = 0;
+    BOOST_TEST_MESSAGE("checking " << p);
+    BOOST_CHECK_MESSAGE(fs::exists(p) && stbi_info(p.string().c_str(), &w, &h, &comp) == 1 && w > 100 && h > 100,
+                        p << " missing or not a readable image");
+  }
+};
+
+// The 10.4 exercise table's row: epoch-1 loss, final loss, eval loss, bleu-4, bleu-100, tokens/sec.
+struct Row {
+  double first, last, eval, bleu4, bleu100, speed;
+};
+Row row(const ProgramRun& run, const std::string& setting) {
+  const std::vector<double> v = run.numbers_after(setting + " ");
+  BOOST_REQUIRE_EQUAL(v.size(), 6u);
+  const Row r{v[0], v[1], v[2], v[3], v[4], v[5]};
+  BOOST_TEST(std::isfinite(r.first));
+  BOOST_TEST(r.last < r.first);  // the loss goes down in training
+  BOOST_TEST(r.eval > 0.0);
+  BOOST_TEST((r.bleu4 >= 0.0 && r.bleu4 <= 1.0));
+  BOOST_TEST((r.bleu100 >= 0.0 && r.bleu100 <= 1.0));
+  BOOST_TEST(r.speed > 0.0);
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(exercises_seq2seq_transformer_nli)
+
+// --- 10.4: the variants -------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(variant_gru_additive_is_the_books_model) {
+  d2l::manual_seed(11);
+  d2l::Seq2SeqEncoder enc(7, 3, 4, 2);
+  d2l::Seq2SeqAttentionDecoder dec(6, 3, 4, 2);
+  d2l::VariantSeq2SeqEncoder venc(d2l::RecurrentCell::gru, 7, 3, 4, 2);
+  d2l::VariantAttentionDecoder vdec(d2l::RecurrentCell::gru, d2l::AttentionScoring::additive, 6, 3, 4, 2);
+  copy_parameters(enc, venc);
+  copy_parameters(dec, vdec);
+  const Tensor X = random_ids(7, {2, 5}), Y = random_ids(6, {2, 4}), valid = d2l::tensor({3, 5});
+  d2l::NoGrad no_grad;
+  const auto [out, state] = dec(Y, dec.init_state(enc(X), valid));
+  const auto [vout, vstate] = vdec(Y, vdec.init_state(venc(X), valid));
+  BOOST_TEST(max_abs_diff(out, vout) == 0.0);
+  BOOST_TEST(max_abs_diff(state[1], vstate[1]) == 0.0);
+  BOOST_TEST(vstate.size() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(variant_lstm_dot_shapes_state_and_gradients) {
+  d2l::manual_seed(12);
+  d2l::VariantSeq2SeqEncoder enc(d2l::RecurrentCell::lstm, 7, 3, 4, 2);
+  d2l::VariantAttentionDecoder dec(d2l::RecurrentCell::lstm, d2l::AttentionScoring::scaled_dot_product, 6, 3, 4, 2);
+  BOOST_TEST(static_cast<bool>(dec.dot));
+  BOOST_TEST(!dec.additive);
+  BOOST_TEST(dec.lstm->weight_ih[0].shape() == (Shape{16, 7}));  // 4 gates x 4; context 4 + embedding 3
+  const Tensor X = random_ids(7, {2, 5}), Y = random_ids(6, {2, 4}), valid = d2l::tensor({3, 5});
+  const d2l::EncoderOutputs enc_out = enc(X);
+  BOOST_TEST(enc_out.size() == 3u);  // output, h_n, c_n
+  const d2l::DecoderState s0 = dec.init_state(enc_out, valid);
+  BOOST_TEST(s0.size() == 4u);  // the book's three, then the memory cell
+  auto [out, state] = dec(Y, s0);
+  BOOST_TEST(out.shape() == (Shape{2, 4, 6}));
+  BOOST_TEST(state[3].shape() == (Shape{2, 2, 4}));
+  BOOST_TEST(dec.attention_weights().size() == 4u);
+  BOOST_TEST(dec.attention_weights()[0].shape() == (Shape{2, 1, 5}));
+  // Decoding one step at a time from the returned state gives the same outputs (the state
+  // carries h and c forward).
+  d2l::DecoderState s = s0;
+  std::vector<Tensor> steps;
+  for (int64_t t = 0; t < 4; ++t) {
+    auto [o, next] = dec(d2l::slice(Y, 1, t, t + 1), s);
+    s = next;
+    steps.push_back(o);
+  }
+  BOOST_TEST(max_abs_diff(d2l::concat(steps, 1), out) < 1e-6);
+  // Gradients through the encoder, the LSTMs and dot-product attention.
+  std::vector<Tensor> params = enc.parameters();
+  for (const Tensor& p : dec.parameters()) params.push_back(p);
+  BOOST_TEST(d2l::test::gradcheck(
+      [&](std::vector<Tensor>&) { return dec(Y, dec.init_state(enc(X), valid)).first; }, {}, "VariantAttentionDecoder",
+      params));
+  BOOST_CHECK_EXCEPTION(dec.init_state({enc_out[0], enc_out[1]}, valid), std::invalid_argument,
+                        message_has({"[VariantAttentionDecoder]", "{output, h_n, c_n}", "2 tensors"}));
+  BOOST_CHECK_EXCEPTION(dec(Y, {s0[0], s0[1], s0[2]}), std::invalid_argument,
+                        message_has({"[VariantAttentionDecoder]", "4 tensors", "got 3"}));
+}
+
+// --- 10.5 ex. 2 and 10.7 ex. 2: MultiHeadAttention's head mask and additive scoring --------
+
+BOOST_AUTO_TEST_CASE(head_mask_removes_exactly_one_head) {
+  d2l::manual_seed(13);
+  d2l::MultiHeadAttention mha(8, 2, 0.0f);  // no biases: the output is linear in the heads' outputs
+  mha.eval();
+  const Tensor Q = d2l::normal(0, 1, {2, 3, 8}), K = d2l::normal(0, 1, {2, 5, 8}), valid = d2l::tensor({2, 4});
+  d2l::NoGrad no_grad;
+  const Tensor all = mha(Q, K, K, valid);
+  mha.head_mask = {1.0f, 1.0f};
+  BOOST_TEST(max_abs_diff(mha(Q, K, K, valid), all) == 0.0);
+  mha.head_mask = {0.0f, 1.0f};
+  const Tensor without0 = mha(Q, K, K, valid);
+  mha.head_mask = {1.0f, 0.0f};
+  const Tensor without1 = mha(Q, K, K, valid);
+  // W_o(head 0 | head 1) = W_o(0 | head 1) + W_o(head 0 | 0).
+  BOOST_TEST(max_abs_diff(without0 + without1, all) < 1e-5);
+  BOOST_TEST(max_abs_diff(without0, all) > 1e-3);
+  mha.head_mask = {0.0f, 0.0f};
+  BOOST_TEST(max_abs_diff(mha(Q, K, K, valid), d2l::zeros({2, 3, 8})) == 0.0);
+  mha.head_mask = {1.0f, 0.0f, 1.0f};
+  BOOST_CHECK_EXCEPTION(mha(Q, K, K, valid), std::invalid_argument,
+                        message_has({"[MultiHeadAttention]", "3 factors", "2 heads"}));
+}
+
+BOOST_AUTO_TEST_CASE(additive_scoring_in_multihead_attention) {
+  d2l::manual_seed(14);
+  d2l::MultiHeadAttention mha(8, 2, 0.0f);
+  const int64_t before = count_parameters(mha);
+  mha.use_additive_scoring();
+  mha.use_additive_scoring();  // once only
+  // One MLP shared by the heads on 8 / 2 = 4-d projections: W_k, W_q (4 x 4), w_v (1 x 4).
+  BOOST_TEST(count_parameters(mha) - before == 4 * 4 + 4 * 4 + 4);
+  const Tensor Q = d2l::normal(0, 1, {2, 3, 8}), K = d2l::normal(0, 1, {2, 5, 8}), valid = d2l::tensor({2, 4});
+  const Tensor out = mha(Q, K, K, valid);
+  BOOST_TEST(out.shape() == (Shape{2, 3, 8}));
+  // The weights readers take from attention.attention_weights are the additive ones: per
+  // (item, head) row, masked to the valid length and summing to 1.
+  const Tensor& w = mha.attention.attention_weights;
+  BOOST_TEST(w.shape() == (Shape{4, 3, 5}));
+  BOOST_TEST(w.at({0, 0, 2}) == 0.0f);  // item 0 has 2 valid keys
+  BOOST_TEST(w.at({0, 0, 0}) + w.at({0, 0, 1}) == 1.0f, boost::test_tools::tolerance(1e-5f));
+  BOOST_TEST(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return mha(x[0], x[1], x[1], valid); }, {Q, K},
+                                  "MultiHeadAttention additive", mha.parameters()));
+}
+
+// --- the programs' --quick runs -----------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(bahdanau_lstm_and_dot_product) {
+  const ProgramRun lstm("bahdanau_attention", "--quick --rnn lstm");
+  const Row a = row(lstm, "lstm, additive"), book = row(lstm, "gru, additive (the book)");
+  BOOST_TEST(a.first != book.first);
+  const ProgramRun dot("bahdanau_attention", "--quick --scoring dot");
+  const Row d = row(dot, "gru, dot"), book2 = row(dot, "gru, additive (the book)");
+  BOOST_TEST(d.first != book2.first);
+  // The book's row is the same model trained from the same seed in both runs.
+  BOOST_TEST(book.last == book2.last);
+  BOOST_TEST(book.eval == book2.eval);
+}
+
+BOOST_AUTO_TEST_CASE(bahdanau_without_loss_mask_and_teacher_forcing) {
+  const ProgramRun mask("bahdanau_attention", "--quick --no-loss-mask");
+  const Row m = row(mask, "gru, additive, no loss mask"), book = row(mask, "gru, additive (the book)");
+  // Same init and batches: without the mask the first epoch's loss also counts the padding
+  // positions (about log(vocab) each at the start) over the same number of valid tokens.
+  BOOST_TEST(m.first > book.first);
+  const ProgramRun tf("bahdanau_attention", "--quick --no-teacher-forcing");
+  const Row t = row(tf, "gru, additive, no teacher forcing");
+  BOOST_TEST(t.last != book.last);
+}
+
+BOOST_AUTO_TEST_CASE(transformer_head_importance) {
+  const ProgramRun run("transformer", "--quick --ex head-importance");
+  const std::vector<double> base = run.numbers_after("all heads: loss ");
+  BOOST_REQUIRE(!base.empty());
+  BOOST_TEST(base[0] > 0.0);
+  // 3 attentions x 2 layers x 4 heads; masking a head changes the loss.
+  int rows = 0, changed = 0;
+  for (const char* a : {"encoder self-attention", "decoder self-attention", "decoder-encoder attention"})
+    for (int l = 0; l < 2; ++l)
+      for (int h = 0; h < 4; ++h) {
+        char prefix[64];
+        std::snprintf(prefix, sizeof prefix, "%-26s %5d %4d ", a, l, h);
+        const std::vector<double> v = run.numbers_after(prefix);
+        BOOST_REQUIRE_EQUAL(v.size(), 2u);
+        ++rows;
+        changed += v[0] != 0.0;
+        BOOST_TEST((v[1] >= -1.0 && v[1] <= 1.0));
+      }
+  BOOST_TEST(rows == 24);
+  BOOST_TEST(changed == 24);
+  run.require_png("head_importance.png");
+}
+
+BOOST_AUTO_TEST_CASE(transformer_depth_and_additive_scoring) {
+  const ProgramRun one("transformer", "--quick --num-layers 1");
+  const ProgramRun two("transformer", "--quick --num-layers 2");
+  const ProgramRun additive("transformer", "--quick --scoring additive");
+  const std::vector<double> p1 = one.numbers_after("parameters "), p2 = two.numbers_after("parameters "),
+                            pa = additive.numbers_after("parameters ");
+  BOOST_REQUIRE_EQUAL(p1.size(), 7u);  // parameters, seconds, loss, eval loss, bleu-4, bleu-100, tokens/sec
+  BOOST_REQUIRE_EQUAL(p2.size(), 7u);
+  BOOST_REQUIRE_EQUAL(pa.size(), 7u);
+  // One more layer = one more encoder block and one more decoder block of the book's sizes.
+  d2l::EncoderBlock eb(32, 32, 32, 32, {32}, 32, 64, 4, 0.1f);
+  d2l::DecoderBlock db(32, 32, 32, 32, {32}, 32, 64, 4, 0.1f, 0);
+  BOOST_TEST(p2[0] - p1[0] == static_cast<double>(count_parameters(eb) + count_parameters(db)));
+  // Additive scoring adds one MLP (W_k, W_q 8 x 8, w_v 1 x 8) to each of the 3 x 2 attentions.
+  BOOST_TEST(pa[0] - p2[0] == 6.0 * (8 * 8 + 8 * 8 + 8));
+  for (const auto* v : {&p1, &p2, &pa}) {
+    BOOST_TEST((*v)[1] > 0.0);                            // training seconds
+    BOOST_TEST(((*v)[4] >= 0.0 && (*v)[4] <= 1.0));      // bleu-4
+    BOOST_TEST(((*v)[5] >= 0.0 && (*v)[5] <= 1.0));      // bleu-100
+  }
+  BOOST_TEST(pa[3] != p2[3]);  // another model, another loss
+}
+
+BOOST_AUTO_TEST_CASE(nli_grid) {
+  const ProgramRun run("natural_language_inference_attention", "--quick --grid");
+  int rows = 0;
+  for (const char* h : {"100", "200"})
+    for (const char* lr : {"0.0003", "0.001", "0.003"}) {
+      char prefix[64];
+      std::snprintf(prefix, sizeof prefix, "%11s %8s ", h, lr);
+      const std::vector<double> v = run.numbers_after(prefix);
+      BOOST_REQUIRE_EQUAL(v.size(), 2u);  // one epoch's test acc, examples/sec
+      BOOST_TEST((v[0] > 0.0 && v[0] < 1.0));
+      BOOST_TEST(v[1] > 0.0);
+      run.require_png(std::string("grid_h") + h + "_lr" + lr + ".png");
+      ++rows;
+    }
+  BOOST_TEST(rows == 6);
+}
+
+BOOST_AUTO_TEST_CASE(bad_exercise_options) {
+  for (const auto& [name, args, says] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"bahdanau_attention", "--quick --rnn rnn", "error: [--rnn] expects gru or lstm, got 'rnn'"},
+           {"bahdanau_attention", "--quick --scoring mlp", "error: [--scoring] expects additive or dot, got 'mlp'"},
+           {"transformer", "--quick --scoring mlp", "error: [--scoring] expects dot or additive, got 'mlp'"},
+           {"transformer", "--quick --ex 3", "error: [--ex] expects head-importance, got '3'"}}) {
+    const fs::path exe = fs::path(d2l_test::build_dir()) / "chapters" / name;
+    d2l_test::TempDir tmp("bad_exercise");
+    const auto [rc, text] = d2l_test::run_capture(exe.string() + " --out " + tmp("out") + " " + args);
+    BOOST_TEST(rc == 2);  // bad usage, before any training
+    BOOST_TEST(text.find(says) != std::string::npos, name << " " << args << " printed:\n" << text);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
