@@ -109,7 +109,7 @@ Local* local() {
 float* allocate_floats(size_t n) {
   // Beyond the largest class there is no free list to index (nor that much memory): the
   // caller (core/tensor.cpp) turns the bad_alloc into an error naming the tensor.
-  if (n > (kAlign << (kClasses - 1)) / sizeof(float)) throw std::bad_alloc();
+  if (n > class_bytes(kClasses - 1) / sizeof(float)) throw std::bad_alloc();
   const int c = size_class(n * sizeof(float));
   const size_t bytes = class_bytes(c);
   Local* L = bytes <= kLocalBytes ? local() : nullptr;
