@@ -123,8 +123,15 @@ void run_backward(const NodePtr& root) {
   // node's links below must not destroy nodes that are still waiting for their turn.
   static std::atomic<uint64_t> passes{0};
   const uint64_t pass = ++passes;
+  // The two lists keep their capacity on this thread from one backward to the next (a
+  // training step's graph is the same size every time): no large allocation per pass.
+  thread_local std::vector<NodePtr> order_spare;
+  thread_local std::vector<std::pair<const NodePtr*, size_t>> stack_spare;
   std::vector<NodePtr> order;
-  std::vector<std::pair<const NodePtr*, size_t>> stack{{&root, 0}};  // a node, its next input
+  std::vector<std::pair<const NodePtr*, size_t>> stack;  // a node, its next input
+  order.swap(order_spare);
+  stack.swap(stack_spare);
+  stack.push_back({&root, 0});
   root->visited = pass;
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
@@ -162,6 +169,9 @@ void run_backward(const NodePtr& root) {
     n->grad.reset();
     n->freed = true;
   }
+  order.clear();  // releases the nodes nothing else holds
+  order.swap(order_spare);
+  stack.swap(stack_spare);
 }
 
 }  // namespace d2l

@@ -17,6 +17,7 @@
 #include "core/allocator.h"
 #include "core/check.h"
 #include "core/fast/backward_fn.h"
+#include "core/fast/small_vector.h"
 
 namespace d2l {
 
@@ -91,7 +92,7 @@ struct Node {
                                     // std::function<void(Node&)> kept inline: backward_fn.h)
   // With backward_fn: each input's data version when the op ran, then this node's own after
   // the op wrote it. Backward checks them before running backward_fn (core/autograd.cpp).
-  std::vector<uint64_t> saved_versions;
+  SmallVector<uint64_t, 4> saved_versions;  // up to 3 inputs held inline (small_vector.h)
   bool freed = false;               // backward() dropped backward_fn and inputs (retain_graph=False)
   // Made while grad mode was off (inside a NoGrad) from tensors that require grad, or from
   // such a tensor: backward() then says that no graph was recorded, and why.
