@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   CliArgs args("bahdanau_attention", "10.4 Bahdanau Attention (sec_seq2seq_attention): a GRU encoder-decoder with "
                                      "additive attention, trained on English-French pairs.");
   const Seq2SeqOptions seq2seq(args, 250, 10);
-  add_chapter_options(args, "out/bahdanau_attention");
+  add_chapter_options(args, "out/bahdanau_attention", /*seed=*/0, /*threads=*/1);  // small matrices: see cli_args.h
   args.parse_or_exit(argc, argv);
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
