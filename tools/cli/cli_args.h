@@ -106,9 +106,9 @@ class CliArgs {
 // and --out DIR (default `out_dir`, e.g. "out/attention_cues").
 // A program whose work comes in small pieces passes threads = 1: the book's seq2seq models
 // (64 x 32 matrices, a few microseconds per op) gain nothing from a second thread on an idle
-// machine, and on a busy one every parallel region waits for a thread that another program
-// holds the core of (libgomp spins meanwhile): they ran 2-4x slower with two threads than
-// with one while two other processes kept the cores busy (tools/bench/README.md, "Under load").
+// machine, and on a busy one every parallel region may wait for a thread whose core another
+// program holds, libgomp's waiting thread spinning meanwhile (tools/bench/README.md, "Under
+// load", has the measurements).
 void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed = 0, int64_t threads = 0);
 // A subsection banner in the program's output, with the book's heading:
 //   == 平均汇聚 / Average Pooling ==
