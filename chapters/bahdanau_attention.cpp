@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
                   "dot-product)", "FN");
   args.add_flag("no-loss-mask", "9.7 ex. 2: train with a loss that counts the padding too");
   args.add_flag("no-teacher-forcing", "9.7 ex. 4: train feeding the decoder its own predictions");
-  add_chapter_options(args, "out/bahdanau_attention");
+  add_chapter_options(args, "out/bahdanau_attention", /*seed=*/0, /*threads=*/1);  // small matrices: see cli_args.h
   args.parse_or_exit(argc, argv);
   Setting setting;
   try {

@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
                   "positional encoding: sinusoidal (the book's) or learned (10.6's exercise 2: a trained table, "
                   "drawn beside the sinusoidal one in positional_encoding.png)",
                   "KIND");
-  add_chapter_options(args, "out/transformer");
+  add_chapter_options(args, "out/transformer", /*seed=*/0, /*threads=*/1);  // small matrices: see cli_args.h
   args.parse_or_exit(argc, argv);
   const std::string pe = args.get_string("pe");
   if (pe != "sinusoidal" && pe != "learned") {

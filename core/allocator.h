@@ -5,6 +5,11 @@
 // the fast tier keeps freed blocks for reuse, since a training step frees and re-creates
 // the same few hundred buffers every iteration (core/fast/allocator.cpp). 64-byte
 // alignment is a cache line and an AVX-512 register, so kernels may use aligned loads.
+//
+// The engine's own small objects (graph nodes with their reference counts, storage handles,
+// closures too big to sit inside a node) come from the same tier through allocate_object:
+// the reference tier calls operator new for each, the fast tier keeps per-thread free lists
+// of small blocks, since every op creates and later frees a few of them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +27,25 @@ struct AllocatorStats {  // of the build's tier
 };
 AllocatorStats allocator_stats();
 void allocator_trim();    // return every cached block to the system (fast tier)
+
+void* allocate_object(size_t bytes);           // 16-byte aligned, contents undefined
+void release_object(void* p, size_t bytes);     // bytes as given to allocate_object
+
+// allocate_object as a standard allocator, for std::allocate_shared (one block holds an
+// object and its reference count).
+template <class T>
+struct ObjectAllocator {
+  using value_type = T;
+  ObjectAllocator() = default;
+  template <class U>
+  ObjectAllocator(const ObjectAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(allocate_object(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { release_object(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const ObjectAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const ObjectAllocator<U>&) const { return false; }
+};
 
 // Move-only owner of one block (Node::data and Node::grad).
 class Buffer {
@@ -58,7 +82,7 @@ class Buffer {
 class Storage {
  public:
   Storage() = default;
-  explicit Storage(size_t n) : block_(std::make_shared<Block>(n)) {}
+  explicit Storage(size_t n) : block_(std::allocate_shared<Block>(ObjectAllocator<Block>(), n)) {}
   float* get() const { return block_ ? block_->buf.get() : nullptr; }
   explicit operator bool() const { return block_ && block_->buf.get(); }
   uint64_t version() const { return block_ ? block_->version : 0; }

@@ -3,9 +3,9 @@
 // are in core/debug.cpp, reached only through engine_hook.
 #include "core/autograd.h"
 
+#include <atomic>
 #include <sstream>
 #include <string>
-#include <unordered_set>
 #include <utility>
 
 #include "core/module.h"  // parameter_name, for the messages
@@ -124,23 +124,35 @@ void run_backward(const NodePtr& root) {
         ") was already freed by an earlier backward()");
   // Topological order by an iterative depth-first search (no recursion: a 250-epoch RNN
   // graph can be thousands of nodes deep). order ends up with every node after its inputs.
-  // The order holds owning pointers: freeing a node's links below must not destroy nodes
-  // that are still waiting for their turn.
+  // Each pass has its own number, and a node's `visited` field holds the last pass that
+  // reached it, so every node is taken once. The order holds owning pointers: freeing a
+  // node's links below must not destroy nodes that are still waiting for their turn.
+  static std::atomic<uint64_t> passes{0};
+  const uint64_t pass = ++passes;
+  // The two lists keep their capacity on this thread from one backward to the next (a
+  // training step's graph is the same size every time): no large allocation per pass.
+  thread_local std::vector<NodePtr> order_spare;
+  thread_local std::vector<std::pair<const NodePtr*, size_t>> stack_spare;
   std::vector<NodePtr> order;
-  std::unordered_set<Node*> seen;
-  std::vector<std::pair<NodePtr, size_t>> stack{{root, 0}};
-  seen.insert(root.get());
+  std::vector<std::pair<const NodePtr*, size_t>> stack;  // a node, its next input
+  order.swap(order_spare);
+  stack.swap(stack_spare);
+  stack.push_back({&root, 0});
+  root->visited = pass;
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
-    if (next < node->inputs.size()) {
-      const NodePtr& in = node->inputs[next++];
+    if (next < (*node)->inputs.size()) {
+      const NodePtr& in = (*node)->inputs[next++];
       // A freed input would silently stop the gradient there (its own inputs are unlinked).
       if (in && in->freed)
-        fail("backward", "input ", in->shape, " of '", node->op, "' (made by '", in->op,
+        fail("backward", "input ", in->shape, " of '", (*node)->op, "' (made by '", in->op,
              "') was freed by an earlier backward() through it");
-      if (in && in->requires_grad && in->backward_fn && seen.insert(in.get()).second) stack.push_back({in, 0});
+      if (in && in->requires_grad && in->backward_fn && in->visited != pass) {
+        in->visited = pass;
+        stack.push_back({&in, 0});
+      }
     } else {
-      order.push_back(node);
+      order.push_back(*node);
       stack.pop_back();
     }
   }
@@ -163,6 +175,9 @@ void run_backward(const NodePtr& root) {
     n->grad.reset();
     n->freed = true;
   }
+  order.clear();  // releases the nodes nothing else holds
+  order.swap(order_spare);
+  stack.swap(stack_spare);
 }
 
 }  // namespace d2l

@@ -17,15 +17,12 @@
 // the engine reaches them through one pointer, engine_hook, that is null while all are off.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <vector>
 
 #include "core/tensor.h"
 
 namespace d2l {
-
-using BackwardFn = std::function<void(Node&)>;
 
 class OpCall {
  public:

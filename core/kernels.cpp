@@ -24,6 +24,8 @@ float* allocate_floats(size_t n) { return tier::allocate_floats(n); }
 void release_floats(float* p, size_t n) { tier::release_floats(p, n); }
 AllocatorStats allocator_stats() { return tier::allocator_stats(); }
 void allocator_trim() { tier::allocator_trim(); }
+void* allocate_object(size_t bytes) { return tier::allocate_object(bytes); }
+void release_object(void* p, size_t bytes) { tier::release_object(p, bytes); }
 
 namespace kernels {
 

@@ -22,7 +22,7 @@ int64_t prod(const Shape& s, size_t from, size_t to) {
 // storage (no copy); backward passes the gradient through unchanged, dx += g.
 Tensor reshaped(const Tensor& x, const Shape& shape, const char* name) {
   OpCall op(name, {x});
-  auto n = std::make_shared<Node>();
+  NodePtr n = make_node();
   n->shape = shape;
   n->numel = x.numel();
   n->data = x.node()->data;

@@ -216,8 +216,10 @@ int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t e
   return d;
 }
 
+NodePtr make_node() { return std::allocate_shared<Node>(ObjectAllocator<Node>()); }
+
 Tensor empty(const Shape& shape) {
-  auto n = std::make_shared<Node>();
+  NodePtr n = make_node();
   n->shape = shape;
   n->numel = numel_of(shape);
   n->data = allocate_for<Storage>(n->numel, shape, "data");

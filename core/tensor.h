@@ -16,6 +16,8 @@
 
 #include "core/allocator.h"
 #include "core/check.h"
+#include "core/fast/backward_fn.h"
+#include "core/fast/small_vector.h"
 
 namespace d2l {
 
@@ -86,14 +88,16 @@ struct Node {
   bool requires_grad = false;
   const char* op = "leaf";
   std::vector<NodePtr> inputs;      // what this op read (empty for leaves)
-  std::function<void(Node&)> backward_fn;  // adds this node's grad into its inputs' grads
+  BackwardFn backward_fn;           // adds this node's grad into its inputs' grads (a
+                                    // std::function<void(Node&)> kept inline: backward_fn.h)
   // With backward_fn: each input's data version when the op ran, then this node's own after
   // the op wrote it. Backward checks them before running backward_fn (core/autograd.cpp).
-  std::vector<uint64_t> saved_versions;
+  SmallVector<uint64_t, 4> saved_versions;  // up to 3 inputs held inline (small_vector.h)
   bool freed = false;               // backward() dropped backward_fn and inputs (retain_graph=False)
   // Made while grad mode was off (inside a NoGrad) from tensors that require grad, or from
   // such a tensor: backward() then says that no graph was recorded, and why.
   bool made_without_grad = false;
+  uint64_t visited = 0;             // the last backward pass that reached this node (run_backward)
   std::string name;                 // a module parameter's name (Module sets it), for messages
   ~Node();                          // iterative: a deep chain must not recurse per node
 
@@ -106,6 +110,7 @@ struct Node {
 };
 
 // --- creation (the book's torch.zeros, torch.ones, ...) --------------------------------
+NodePtr make_node();  // an empty Node, node and reference count in one block of the object pool
 Tensor empty(const Shape& shape);                       // uninitialised data
 Tensor zeros(const Shape& shape);
 Tensor ones(const Shape& shape);

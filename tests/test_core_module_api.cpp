@@ -234,6 +234,16 @@ BOOST_AUTO_TEST_CASE(writing_a_tensor_between_forward_and_backward_is_refused) {
     BOOST_CHECK_EXCEPTION(loss.backward(), std::invalid_argument,
                           message_has({"the output of 'softmax' (shape (2,))", "written after 'softmax' computed it"}));
   }
+  // An op of many inputs (more than a node keeps inline): the last one written is named.
+  {
+    std::vector<Tensor> parts;
+    for (int k = 0; k < 6; ++k) parts.push_back(full({2}, static_cast<float>(k)));
+    for (Tensor& p : parts) p.requires_grad_();
+    Tensor loss = sum(concat(parts, 0));
+    parts[5].data()[1] = 7.0f;
+    BOOST_CHECK_EXCEPTION(loss.backward(), std::invalid_argument,
+                          message_has({"input 5 of 'concat', a leaf tensor of shape (2,)", "data version"}));
+  }
   // ... and written after a later op read it: that op names it.
   {
     Tensor z = tensor({1.0f, 2.0f});

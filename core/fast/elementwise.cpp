@@ -16,13 +16,11 @@ namespace {
 // y = f(x) and dx += dy f'(x, y), each in one loop specialised for its function.
 template <class F>
 void map(float* y, const float* x, int64_t n, F f) {
-#pragma omp parallel for if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  parallel_for(n, n >= kParallelMin, [&](int64_t i) { y[i] = f(x[i]); });
 }
 template <class D>
 void map_grad(float* dx, const float* dy, const float* x, const float* y, int64_t n, D df) {
-#pragma omp parallel for if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) dx[i] += dy[i] * df(x[i], y[i]);
+  parallel_for(n, n >= kParallelMin, [&](int64_t i) { dx[i] += dy[i] * df(x[i], y[i]); });
 }
 
 // --- broadcasting --------------------------------------------------------------------------
@@ -93,8 +91,7 @@ void binary_forward_t(float* y, const float* a, const float* b, const Broadcast&
   };
   if (s.a == s.out && s.b == s.out) {
     const int64_t n = numel(s.out);
-#pragma omp parallel for if (n >= kParallelMin)
-    for (int64_t i = 0; i < n; ++i) y[i] = apply(a[i], b[i]);
+    parallel_for(n, n >= kParallelMin, [&](int64_t i) { y[i] = apply(a[i], b[i]); });
   } else {
     for_each_broadcast(s.out, s.a, s.b, [&](int64_t i, int64_t ia, int64_t ib) { y[i] = apply(a[ia], b[ib]); });
   }
@@ -118,14 +115,8 @@ void binary_backward_t(float* da, float* db, const float* g, const float* a, con
   };
   if (s.a == s.out && s.b == s.out) {
     const int64_t n = numel(s.out);
-    if (da) {
-#pragma omp parallel for if (n >= kParallelMin)
-      for (int64_t i = 0; i < n; ++i) grad_a(i, i, i);
-    }
-    if (db) {
-#pragma omp parallel for if (n >= kParallelMin)
-      for (int64_t i = 0; i < n; ++i) grad_b(i, i, i);
-    }
+    if (da) parallel_for(n, n >= kParallelMin, [&](int64_t i) { grad_a(i, i, i); });
+    if (db) parallel_for(n, n >= kParallelMin, [&](int64_t i) { grad_b(i, i, i); });
   } else {
     if (da) for_each_broadcast(s.out, s.a, s.b, grad_a);
     if (db) for_each_broadcast(s.out, s.a, s.b, grad_b);

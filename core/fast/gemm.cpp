@@ -70,8 +70,7 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
     for (int64_t b = 0; b < batch; ++b) gemm_parallel(job(b));
     return;
   }
-#pragma omp parallel for schedule(static) if (work * double(batch) >= kGemmParallelMin)
-  for (int64_t b = 0; b < batch; ++b) gemm_one_thread(job(b));
+  parallel_for(batch, work * double(batch) >= kGemmParallelMin, [&](int64_t b) { gemm_one_thread(job(b)); });
 }
 
 GemmBlocking gemm_blocking() { return GemmBlocking{kMR, kNR, kKC, kMC, kNC}; }

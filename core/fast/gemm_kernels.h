@@ -4,8 +4,12 @@
 // kernel, and the description of one product (Job). AVX-512, AVX2+FMA or portable C++ is
 // chosen at compile time from the target (-march).
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+
+#include "core/fast/parallel.h"
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
@@ -24,10 +28,8 @@ struct Job {  // one product, as described in gemm.h
   bool accumulate;
 };
 
-constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // ---------------------------------------------------------------- micro-kernels
-// micro_kernel<RS, CS>(kc, Ap, Bp, C, ldc, overwrite):
+// The micro-kernel (kc, Ap, Bp, C, ldc, overwrite):
 //   Ap  MR x kc panel of op(A), element (i, k) at Ap[i*RS + k*CS]   (layouts: see pack_A)
 //   Bp  kc x NR panel of op(B), element (k, j) at Bp[k*NR + j]
 //   C   MR x NR tile with row stride ldc:  C = Ap Bp  (overwrite)  or  C += Ap Bp
@@ -36,6 +38,7 @@ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Each sum runs over k = 0..kc-1 in order and is added to C once at the end: the summation
 // order of every C element is fixed by KC alone. RS and CS are compile-time constants, so
 // every broadcast is one instruction with a constant offset, for either A layout.
+// (micro_tile below, with MR = kMR and NV = 2, is that kernel.)
 // Prefetch of C: the C tile is only read at the end, and for a large C (1024 x 1024 is 4 MiB,
 // more than L2) that read would stall on L3 once per tile; prefetching it when the tile
 // starts lets the loads overlap with the kc steps of arithmetic.
@@ -69,50 +72,85 @@ inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 #endif
 
+// micro_tile<RS, CS, MR, NV>: the same for a tile of MR <= kMR rows and NV vectors of
+// columns (NV = 1: up to kW columns, NV = 2: up to NR), of which only the first nr are
+// stored (a masked store for the last vector). Edge tiles of C (the last rows and columns of
+// a product whose sizes are not multiples of MR and NR) then run the arithmetic they need and
+// write straight into C: a 64-row product is 4 tiles of 14 rows and one of 8 (not of 14 into a
+// stack buffer), a 201-column one ends in a 9-column tile of one vector. Every C element is
+// still one chain of fused multiply-adds over k in order, so all variants give the same bits.
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-// The tile is MR rows x two vectors (NR = 2 kW); c0[i], c1[i] hold row i in registers.
-template <int64_t RS, int64_t CS>
-inline void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
-                  int64_t ldc, bool overwrite) {
-  Vec c0[kMR], c1[kMR];
+// Stores the first n (1..kW) lanes of v at p, or adds them to what is there.
+inline void vstore_first(float* p, Vec v, int64_t n, bool overwrite) {
+  if (n >= kW) {
+    vstoreu(p, overwrite ? v : vadd(vloadu(p), v));
+    return;
+  }
+#if defined(__AVX512F__)
+  const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
+  _mm512_mask_storeu_ps(p, m, overwrite ? v : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), v));
+#else
+  const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  _mm256_maskstore_ps(p, m, overwrite ? v : _mm256_add_ps(_mm256_maskload_ps(p, m), v));
+#endif
+}
+
+template <int64_t RS, int64_t CS, int MR, int NV>
+void micro_tile(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C, int64_t ldc,
+                bool overwrite, int64_t nr) {
+  Vec acc[MR][NV];
 #pragma GCC unroll 16
-  for (int i = 0; i < kMR; ++i) {
-    c0[i] = c1[i] = vzero();
+  for (int i = 0; i < MR; ++i) {
+    for (int v = 0; v < NV; ++v) acc[i][v] = vzero();
     _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);  // prefetch of C, see above
-    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + kNR - 1), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + NV * kW - 1), _MM_HINT_T0);
   }
   for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR) {
-    const Vec b0 = vload(Bp), b1 = vload(Bp + kW);
+    Vec b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = vload(Bp + v * kW);
 #pragma GCC unroll 16
-    for (int i = 0; i < kMR; ++i) {
+    for (int i = 0; i < MR; ++i) {
       const Vec a = vbroadcast(Ap + i * RS);
-      c0[i] = vfma(a, b0, c0[i]);
-      c1[i] = vfma(a, b1, c1[i]);
+      for (int v = 0; v < NV; ++v) acc[i][v] = vfma(a, b[v], acc[i][v]);
     }
   }
 #pragma GCC unroll 16
-  for (int i = 0; i < kMR; ++i) {
-    float* c = C + i * ldc;
-    vstoreu(c, overwrite ? c0[i] : vadd(vloadu(c), c0[i]));
-    vstoreu(c + kW, overwrite ? c1[i] : vadd(vloadu(c + kW), c1[i]));
-  }
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v) vstore_first(C + i * ldc + v * kW, acc[i][v], nr - v * kW, overwrite);
 }
+constexpr int kMaxNV = 2;
 #else
 constexpr const char* kMicroKernel = "portable";
 // Portable C++: a 4 x 16 tile of plain floats. The j loop is unit-stride over 16 floats, so
 // the compiler's auto-vectoriser turns it into SSE (or whatever the target has).
 constexpr int64_t kMR = 4, kNR = 16, kKC = 256, kMC = 4 * 32, kNC = 2048;
-template <int64_t RS, int64_t CS>
-inline void micro_kernel(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C,
-                  int64_t ldc, bool overwrite) {
-  float acc[kMR][kNR] = {};
+constexpr int kMaxNV = 1;
+template <int64_t RS, int64_t CS, int MR, int NV>
+void micro_tile(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, float* __restrict C, int64_t ldc,
+                bool overwrite, int64_t nr) {
+  float acc[MR][kNR] = {};
   for (int64_t k = 0; k < kc; ++k, Ap += CS, Bp += kNR)
-    for (int64_t i = 0; i < kMR; ++i)
+    for (int64_t i = 0; i < MR; ++i)
       for (int64_t j = 0; j < kNR; ++j) acc[i][j] += Ap[i * RS] * Bp[j];
-  for (int64_t i = 0; i < kMR; ++i)
-    for (int64_t j = 0; j < kNR; ++j) C[i * ldc + j] = overwrite ? acc[i][j] : C[i * ldc + j] + acc[i][j];
+  for (int64_t i = 0; i < MR; ++i)
+    for (int64_t j = 0; j < nr; ++j) C[i * ldc + j] = overwrite ? acc[i][j] : C[i * ldc + j] + acc[i][j];
 }
 #endif
+
+// The micro-tile for mr rows and nr columns (1 <= mr <= MR, 1 <= nr <= NR) of a panel of A
+// in the layout (RS, CS) of pack_A, picked from a table of every instantiation.
+using TileFn = void (*)(int64_t kc, const float* Ap, const float* Bp, float* C, int64_t ldc, bool overwrite,
+                        int64_t nr);
+template <int64_t RS, int64_t CS, size_t... I>
+constexpr auto tile_table(std::index_sequence<I...>) {
+  return std::array<TileFn, sizeof...(I)>{&micro_tile<RS, CS, int(I) / kMaxNV + 1, int(I) % kMaxNV + 1>...};
+}
+template <int64_t RS, int64_t CS>
+inline TileFn tile_fn(int64_t mr, int64_t nr) {
+  static constexpr auto table = tile_table<RS, CS>(std::make_index_sequence<size_t(kMR) * kMaxNV>());
+  const int64_t nv = ceil_div(nr, kNR / kMaxNV);
+  return table[(mr - 1) * kMaxNV + nv - 1];
+}
 
 // The padded small-product kernel (gemm_small.cpp, gemm_padded): kPadRows rows of C at a
 // time, W columns (16 or 32) of zero-padded op(B).

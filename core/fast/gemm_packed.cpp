@@ -121,11 +121,11 @@ void pack_B_panel(const Job& j, int64_t j0, int64_t nr, int64_t p0, int64_t kc, 
 
 // ---------------------------------------------------------------- the two inner loops
 // C block at (row i0, column jc) of size mc x nc, micro-panels [jp0, jp1) of Bp:
-// run the micro-kernel on every MR x NR tile. Edge tiles compute a full padded tile into a
-// stack buffer and copy the valid part, so the arithmetic (and its rounding) is the same.
-void macro_kernel(const Job& j, const float* Ap, const float* Bp, int64_t i0, int64_t mc, int64_t jc, int64_t nc,
-                  int64_t jp0, int64_t jp1, int64_t kc, bool overwrite) {
-  const auto micro = j.trans_a ? micro_kernel<1, kMR> : micro_kernel<kKC, 1>;  // the A layout of pack_A
+// run the micro-kernel on every MR x NR tile; edge tiles run the micro-tile of their size
+// (gemm_kernels.h), which writes only their rows and columns.
+template <int64_t RS, int64_t CS>  // the A layout of pack_A
+void macro_tiles(const Job& j, const float* Ap, const float* Bp, int64_t i0, int64_t mc, int64_t jc, int64_t nc,
+                 int64_t jp0, int64_t jp1, int64_t kc, bool overwrite) {
   for (int64_t jp = jp0; jp < jp1; ++jp) {
     const int64_t jr = jp * kNR, nr = std::min(kNR, nc - jr);
     for (int64_t ir = 0; ir < mc; ir += kMR) {
@@ -133,17 +133,17 @@ void macro_kernel(const Job& j, const float* Ap, const float* Bp, int64_t i0, in
       float* c = j.C + (i0 + ir) * j.N + jc + jr;
       const float* a = Ap + ir * kKC;
       const float* b = Bp + jr * kc;
-      if (mr == kMR && nr == kNR) {
-        micro(kc, a, b, c, j.N, overwrite);
-        continue;
-      }
-      alignas(64) float tile[kMR * kNR];
-      micro(kc, a, b, tile, kNR, true);
-      for (int64_t i = 0; i < mr; ++i)
-        for (int64_t q = 0; q < nr; ++q)
-          c[i * j.N + q] = overwrite ? tile[i * kNR + q] : c[i * j.N + q] + tile[i * kNR + q];
+      if (mr == kMR && nr == kNR)
+        micro_tile<RS, CS, int(kMR), kMaxNV>(kc, a, b, c, j.N, overwrite, kNR);
+      else
+        tile_fn<RS, CS>(mr, nr)(kc, a, b, c, j.N, overwrite, nr);
     }
   }
+}
+void macro_kernel(const Job& j, const float* Ap, const float* Bp, int64_t i0, int64_t mc, int64_t jc, int64_t nc,
+                  int64_t jp0, int64_t jp1, int64_t kc, bool overwrite) {
+  if (j.trans_a) macro_tiles<1, kMR>(j, Ap, Bp, i0, mc, jc, nc, jp0, jp1, kc, overwrite);
+  else macro_tiles<kKC, 1>(j, Ap, Bp, i0, mc, jc, nc, jp0, jp1, kc, overwrite);
 }
 
 // ---------------------------------------------------------------- drivers

@@ -83,12 +83,11 @@ void gru_forward(float* H, float* gates, float* cand, const float* gi, const flo
     const float* x = gi + t * B * G;
     float* h = H + t * B * D;
     float* n = cand + (keep_all ? t : 0) * B * D;
-#pragma omp parallel for if (B * D >= kGateParallelMin)
-    for (int64_t r = 0; r < B; ++r) {
+    parallel_for(B, B * D >= kGateParallelMin, [&](int64_t r) {
       float* gr = g + r * G;
       const float* xr = x + r * G;
       gru_gates_row(h + r * D, gr, gr + D, gr + 2 * D, n + r * D, xr, xr + D, xr + 2 * D, hp + r * D, D);
-    }
+    });
   }
 }
 
@@ -114,15 +113,14 @@ void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, co
     float* g = gates + t * B * G;
     const float *n_t = cand + t * BD, *dH_t = dH + t * BD;
     float* dgi_t = dgi ? dgi + t * B * G : nullptr;
-#pragma omp parallel for if (BD >= kGateParallelMin)
-    for (int64_t r = 0; r < B; ++r) {
+    parallel_for(B, BD >= kGateParallelMin, [&](int64_t r) {
       float *gr = g + r * G, *nx = next.get() + r * D;
       const float *c = carry.get() + r * D, *dh = dH_t + r * D, *n = n_t + r * D, *p = hp + r * D;
       if (float* dr = dgi_t ? dgi_t + r * G : nullptr)
         gru_backward_row<true>(gr, gr + D, gr + 2 * D, dr, dr + D, dr + 2 * D, nx, c, dh, n, p, D);
       else
         gru_backward_row<false>(gr, gr + D, gr + 2 * D, nullptr, nullptr, nullptr, nx, c, dh, n, p, D);
-    }
+    });
     if (t == 0 && !dh0) break;  // h0 needs no gradient: skip its GEMM
     gemm(false, false, B, D, G, g, W, next.get(), true);  // dh_prev += dgh W_hh
     std::swap(carry, next);

@@ -73,6 +73,9 @@ float* allocate_floats(size_t n);
 void release_floats(float* p, size_t n);
 AllocatorStats allocator_stats();
 void allocator_trim();
+// object_pool.cpp: the engine's small objects (core/allocator.h)
+void* allocate_object(size_t bytes);
+void release_object(void* p, size_t bytes);
 
 }  // namespace fast
 }  // namespace d2l

@@ -34,9 +34,9 @@ void matmul_backward(float* dA, float* dB, const float* dC, const float* A, cons
 void linear_forward(float* y, const float* x, const float* W, const float* b, int64_t M, int64_t N, int64_t K) {
   gemm(false, true, M, N, K, x, W, y, false);
   if (!b) return;
-#pragma omp parallel for if (M * N >= kParallelMin)
-  for (int64_t r = 0; r < M; ++r)
+  parallel_for(M, M * N >= kParallelMin, [&](int64_t r) {
     for (int64_t j = 0; j < N; ++j) y[r * N + j] += b[j];
+  });
 }
 
 // dx += dy W;  dW += dyᵀ x;  db += Σ_rows dy.
@@ -47,14 +47,13 @@ void linear_backward(float* dx, float* dW, float* db, const float* dy, const flo
   if (!db) return;
   // Columns split over threads, rows summed in order within each: deterministic.
   constexpr int64_t kCols = 16;
-#pragma omp parallel for if (M * N >= kParallelMin)
-  for (int64_t j0 = 0; j0 < N; j0 += kCols) {
-    const int64_t j1 = std::min(N, j0 + kCols);
+  parallel_for(ceil_div(N, kCols), M * N >= kParallelMin, [&](int64_t block) {
+    const int64_t j0 = block * kCols, j1 = std::min(N, j0 + kCols);
     float acc[kCols] = {};
     for (int64_t r = 0; r < M; ++r)
       for (int64_t j = j0; j < j1; ++j) acc[j - j0] += dy[r * N + j];
     for (int64_t j = j0; j < j1; ++j) db[j] += acc[j - j0];
-  }
+  });
 }
 
 }  // namespace fast

@@ -60,8 +60,7 @@ void dropout_backward(float* dx, const float* dy, int64_t n, uint64_t key, uint3
 // each summed in vector lanes in a fixed order (lane_sum.h).
 void layer_norm_forward(float* y, float* xhat, float* rstd, const float* x, const float* gamma, const float* beta,
                         int64_t R, int64_t N, float eps) {
-#pragma omp parallel for if (R * N >= kParallelMin)
-  for (int64_t r = 0; r < R; ++r) {
+  parallel_for(R, R * N >= kParallelMin, [&](int64_t r) {
     const float* xr = x + r * N;
     const float m = lane_sum(xr, N) / static_cast<float>(N);
     const float v = lane_sum(N, [xr, m](int64_t j) { return (xr[j] - m) * (xr[j] - m); }) / static_cast<float>(N);
@@ -73,7 +72,7 @@ void layer_norm_forward(float* y, float* xhat, float* rstd, const float* x, cons
       for (int64_t j = 0; j < N; ++j) yr[j] = gamma[j] * hr[j] + beta[j];
     else
       for (int64_t j = 0; j < N; ++j) yr[j] = (gamma ? gamma[j] : 1.0f) * hr[j] + (beta ? beta[j] : 0.0f);
-  }
+  });
 }
 
 // With dx̂ = dy γ:
@@ -82,8 +81,7 @@ void layer_norm_forward(float* y, float* xhat, float* rstd, const float* x, cons
 void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* dy, const float* xhat, const float* rstd,
                          const float* gamma, int64_t R, int64_t N) {
   if (dx) {
-#pragma omp parallel for if (R * N >= kParallelMin)
-    for (int64_t r = 0; r < R; ++r) {
+    parallel_for(R, R * N >= kParallelMin, [&](int64_t r) {
       const float *gr = dy + r * N, *hr = xhat + r * N;
       auto dxhat = [gr, gamma](int64_t j) { return gamma ? gr[j] * gamma[j] : gr[j]; };
       const float s1 = lane_sum(N, dxhat);
@@ -91,7 +89,7 @@ void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* dy
       const float c = rstd[r] / static_cast<float>(N);
       float* dr = dx + r * N;
       for (int64_t j = 0; j < N; ++j) dr[j] += c * (static_cast<float>(N) * dxhat(j) - s1 - hr[j] * s2);
-    }
+    });
   }
   if (!dgamma && !dbeta) return;
   Buffer sums(static_cast<size_t>(2 * N));  // Σ_r dy x̂ and Σ_r dy, row by row (vectorised over j)
@@ -113,8 +111,7 @@ void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* dy
 // nn.CrossEntropyLoss(reduction='none'): loss = log Σ_c e^{z_c} − z_label per position.
 void softmax_cross_entropy_forward(float* loss, float* prob, const float* logits, const int64_t* label, int64_t R,
                                    int64_t C) {
-#pragma omp parallel for if (R * C >= kParallelMin)
-  for (int64_t r = 0; r < R; ++r) {
+  parallel_for(R, R * C >= kParallelMin, [&](int64_t r) {
     const float* zr = logits + r * C;
     float* pr = prob + r * C;
     float m = -INFINITY, s = 0.0f;
@@ -124,16 +121,16 @@ void softmax_cross_entropy_forward(float* loss, float* prob, const float* logits
     const float inv = 1.0f / s;
     for (int64_t c = 0; c < C; ++c) pr[c] *= inv;
     loss[r] = (m - zr[label[r]]) + std::log(s);  // not m + log s − z: see log_softmax
-  }
+  });
 }
 
 // ∂loss/∂z_c = softmax(z)_c − [c == label], times the incoming gradient.
 void softmax_cross_entropy_backward(float* dlogits, const float* dloss, const float* prob, const int64_t* label,
                                     int64_t R, int64_t C) {
-#pragma omp parallel for if (R * C >= kParallelMin)
-  for (int64_t r = 0; r < R; ++r)
+  parallel_for(R, R * C >= kParallelMin, [&](int64_t r) {
     for (int64_t c = 0; c < C; ++c)
       dlogits[r * C + c] += dloss[r] * (prob[r * C + c] - (c == label[r] ? 1.0f : 0.0f));
+  });
 }
 
 }  // namespace fast

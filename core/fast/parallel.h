@@ -20,5 +20,21 @@ constexpr double kGemmParallelMin = 1 << 22;
 // The GRU's gate math (three exps per element): batch * num_hiddens elements per step.
 constexpr int64_t kGateParallelMin = 1 << 12;
 
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Runs body(i) for i in [0, n): shared among the OpenMP threads (a static schedule) when
+// `fork` is true, else as a plain loop on the calling thread. The test is made here rather
+// than in an if() clause on the pragma because a parallel region whose if() is false still
+// costs ~0.4 us in libgomp (it sets up a team of one): more than a small op's whole work.
+template <class F>
+inline void parallel_for(int64_t n, bool fork, F&& body) {
+  if (!fork) {
+    for (int64_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) body(i);
+}
+
 }  // namespace fast
 }  // namespace d2l

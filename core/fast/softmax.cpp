@@ -31,9 +31,8 @@ constexpr float kMaskValue = -1e6f;
 // so the bits do not depend on how blocks are shared among threads.
 void blocked_softmax(float* y, const float* x, const int64_t* valid, int64_t R, int64_t C) {
   const int64_t rows_per_block = std::max<int64_t>(1, 4096 / std::max<int64_t>(C, 1));
-#pragma omp parallel for if (R * C >= kParallelMin)
-  for (int64_t r0 = 0; r0 < R; r0 += rows_per_block) {
-    const int64_t r1 = std::min(R, r0 + rows_per_block);
+  parallel_for(ceil_div(R, rows_per_block), R * C >= kParallelMin, [&](int64_t block) {
+    const int64_t r0 = block * rows_per_block, r1 = std::min(R, r0 + rows_per_block);
     for (int64_t r = r0; r < r1; ++r) {
       const float* xr = x + r * C;
       float* yr = y + r * C;
@@ -50,22 +49,21 @@ void blocked_softmax(float* y, const float* x, const int64_t* valid, int64_t R, 
       const float inv = 1.0f / lane_sum(yr, C);  // the sum is >= 1: the max term gives exp(0)
       for (int64_t j = 0; j < C; ++j) yr[j] *= inv;
     }
-  }
+  });
 }
 
 // forward: y_j = e^{x_j} / Σ_k e^{x_k}, so ∂y_j/∂x_i = y_j (δ_ij − y_i) and
 //   dx_i += y_i (dy_i − Σ_j dy_j y_j).
 // Masked entries were replaced by a constant, so they get no gradient at all.
 void blocked_softmax_backward(float* dx, const float* dy, const float* y, const int64_t* valid, int64_t R, int64_t C) {
-#pragma omp parallel for if (R * C >= kParallelMin)
-  for (int64_t r = 0; r < R; ++r) {
+  parallel_for(R, R * C >= kParallelMin, [&](int64_t r) {
     const float *yr = y + r * C, *gr = dy + r * C;
     float* dr = dx + r * C;
     const int64_t v = valid ? std::min(valid[r], C) : C;
     float dot = 0.0f;
     for (int64_t j = 0; j < C; ++j) dot += gr[j] * yr[j];
     for (int64_t j = 0; j < v; ++j) dr[j] += yr[j] * (gr[j] - dot);
-  }
+  });
 }
 
 // One valid length per row of X (B, Q, K) viewed as (B * Q, K): the book's
@@ -97,8 +95,7 @@ void masked_softmax_backward(float* dX, const float* dy, const float* y, const i
 
 // log_softmax: y = x − m − log Σ e^{x−m}; dx = dy − softmax(x) Σ dy = dy − e^{y} Σ dy.
 void log_softmax_forward(float* y, const float* x, int64_t R, int64_t C) {
-#pragma omp parallel for if (R * C >= kParallelMin)
-  for (int64_t r = 0; r < R; ++r) {
+  parallel_for(R, R * C >= kParallelMin, [&](int64_t r) {
     const float* xr = x + r * C;
     float m = -INFINITY, s = 0.0f;
     for (int64_t j = 0; j < C; ++j) m = std::max(m, xr[j]);
@@ -107,16 +104,15 @@ void log_softmax_forward(float* y, const float* x, int64_t R, int64_t C) {
     // float's spacing there (~1e-3) and lose log s's digits (log_softmax(-1e4, -1e4) = -0.6934).
     const float log_s = std::log(s);
     for (int64_t j = 0; j < C; ++j) y[r * C + j] = (xr[j] - m) - log_s;
-  }
+  });
 }
 
 void log_softmax_backward(float* dx, const float* dy, const float* y, int64_t R, int64_t C) {
-#pragma omp parallel for if (R * C >= kParallelMin)
-  for (int64_t r = 0; r < R; ++r) {
+  parallel_for(R, R * C >= kParallelMin, [&](int64_t r) {
     float s = 0.0f;
     for (int64_t j = 0; j < C; ++j) s += dy[r * C + j];
     for (int64_t j = 0; j < C; ++j) dx[r * C + j] += dy[r * C + j] - fast_exp(y[r * C + j]) * s;
-  }
+  });
 }
 
 }  // namespace fast

@@ -1,6 +1,6 @@
 // core/reference/allocator.cpp — tensor memory straight from the system: every buffer is a
 // fresh 64-byte-aligned block, handed back when its tensor dies. (The fast tier keeps freed
-// blocks for reuse instead: core/fast/allocator.cpp.)
+// blocks for reuse instead: core/fast/allocator.cpp and core/fast/object_pool.cpp.)
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -35,6 +35,10 @@ AllocatorStats allocator_stats() {
 }
 
 void allocator_trim() {}
+
+// The engine's small objects: one operator new each.
+void* allocate_object(size_t bytes) { return ::operator new(bytes); }
+void release_object(void* p, size_t) { ::operator delete(p); }
 
 }  // namespace reference
 }  // namespace d2l

@@ -73,6 +73,8 @@ float* allocate_floats(size_t n);
 void release_floats(float* p, size_t n);
 AllocatorStats allocator_stats();
 void allocator_trim();
+void* allocate_object(size_t bytes);
+void release_object(void* p, size_t bytes);
 
 }  // namespace reference
 }  // namespace d2l

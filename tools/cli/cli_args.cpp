@@ -201,9 +201,13 @@ std::string CliArgs::usage() const {
   return os.str();
 }
 
-void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed) {
+void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed, int64_t threads) {
   args.add_int("seed", seed, "random seed (fixed default: the printed numbers reproduce)", 0);
-  args.add_int("threads", 0, "OpenMP threads, 0 for the OpenMP default", 0, 1024);
+  args.add_int("threads", threads,
+               threads == 1 ? "OpenMP threads (one is fastest for this model's small matrices, and keeps its speed "
+                              "on a busy machine), 0 for the OpenMP default (all cores)"
+                            : "OpenMP threads, 0 for the OpenMP default (all cores)",
+               0, 1024);
   args.add_string("out", out_dir, "directory for the figures (created)", "DIR");
 }
 

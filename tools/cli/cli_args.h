@@ -102,9 +102,14 @@ class CliArgs {
 };
 
 // The options every chapter program has: --seed N (default `seed`, so runs reproduce),
-// --threads N (0: OpenMP's default; ignored in a serial build) and --out DIR (default
-// `out_dir`, e.g. "out/attention_cues").
-void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed = 0);
+// --threads N (default `threads`; 0: OpenMP's default, all cores; ignored in a serial build)
+// and --out DIR (default `out_dir`, e.g. "out/attention_cues").
+// A program whose work comes in small pieces passes threads = 1: the book's seq2seq models
+// (64 x 32 matrices, a few microseconds per op) gain nothing from a second thread on an idle
+// machine, and on a busy one every parallel region may wait for a thread whose core another
+// program holds, libgomp's waiting thread spinning meanwhile (tools/bench/README.md, "Under
+// load", has the measurements).
+void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed = 0, int64_t threads = 0);
 // A subsection banner in the program's output, with the book's heading:
 //   == 平均汇聚 / Average Pooling ==
 void print_banner(const std::string& heading);

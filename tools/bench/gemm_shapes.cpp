@@ -1,0 +1,243 @@
+// tools/bench/gemm_shapes.cpp — the fast tier's GEMM against OpenBLAS at the shapes the
+// book's models run, and the GEMM limit of the NLI model (15.5) in examples per second.
+//
+// A model is a list of products, each as one training step (forward and backward) runs
+// it: batch, M, N, K, the transpose flags, whether it adds into C (a gradient), and how many
+// times per step. For each product both libraries are timed in alternating blocks in this
+// process (a neighbour's load then hits both), medians of the blocks:
+//   bench=gemm_shapes model=.. product=.. threads=.. gflops=.. openblas_gflops=.. ratio=..
+// and for the model as a whole (the sum of the products' times, count times each):
+//   bench=gemm_shapes model=nli threads=.. step_mflop=.. ours_ms=.. openblas_ms=..
+//         mflop_per_example=.. openblas_limit_examples_per_sec=..
+// The NLI limit is the speed the model would reach if it did nothing but its GEMMs at
+// OpenBLAS's rate: batch_size / openblas_ms. Batched products (bmm) are one OpenBLAS call per
+// matrix, the matrices shared among the threads with OpenBLAS on one thread each (how our
+// gemm_batched runs them); single products call OpenBLAS with all threads.
+// Usage: gemm_shapes [--model nli|seq2seq|mha|all] [--threads T] [--quick] [--cpu-time]
+// (--cpu-time: one thread, timed by its CPU time; for a machine that other jobs keep busy)
+#include <cblas.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/fast/gemm.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace {
+
+struct Product {
+  const char* name;
+  int64_t batch, M, N, K;
+  bool ta, tb, acc;
+  int64_t count;  // per training step
+};
+
+// nn.Linear y = x Wᵀ (M rows, K in, N out) as a step runs it: the forward, then dx = dy W
+// (unless the input needs no gradient) and dW = dyᵀ x, both adding into gradients.
+void add_linear(std::vector<Product>& v, const char* name, int64_t M, int64_t K, int64_t N, int64_t count,
+                bool dx = true) {
+  v.push_back({name, 1, M, N, K, false, true, false, count});
+  if (dx) v.push_back({name, 1, M, K, N, false, false, true, count});
+  v.push_back({name, 1, N, K, M, true, false, true, count});
+}
+// bmm C = op(A) op(B) (batch, M, N, K) and its two gradients (core/fast/matmul.cpp).
+void add_bmm(std::vector<Product>& v, const char* name, int64_t batch, int64_t M, int64_t N, int64_t K, bool tb,
+             int64_t count) {
+  v.push_back({name, batch, M, N, K, false, tb, false, count});
+  v.push_back({name, batch, M, K, N, false, !tb, true, count});  // dA = dC op(B)ᵀ
+  if (!tb) v.push_back({name, batch, K, N, M, true, false, true, count});  // dB = op(A)ᵀ dC
+  else v.push_back({name, batch, N, K, M, true, false, true, count});      // dB = dCᵀ op(A)
+}
+
+// DecomposableAttention (15.5): batch 256, 50 tokens each side, embed 100, hidden 200.
+std::vector<Product> nli_products(int64_t* batch_size) {
+  const int64_t Bt = 256, T = 50, E = 100, H = 200, R = Bt * T;
+  *batch_size = Bt;
+  std::vector<Product> v;
+  add_linear(v, "attend.f.linear1", R, E, H, 2);  // f(A), f(B); dx feeds the trained embedding
+  add_linear(v, "attend.f.linear2", R, H, H, 2);
+  add_bmm(v, "attend.e", Bt, T, T, H, true, 2);    // e = f(A) f(B)ᵀ and eᵀ
+  add_bmm(v, "attend.beta", Bt, T, E, T, false, 2);  // beta = softmax(e) B, alpha likewise
+  add_linear(v, "compare.g.linear1", R, 2 * E, H, 2);
+  add_linear(v, "compare.g.linear2", R, H, H, 2);
+  add_linear(v, "aggregate.h.linear1", Bt, 2 * H, H, 1);
+  add_linear(v, "aggregate.h.linear2", Bt, H, H, 1);
+  add_linear(v, "aggregate.linear", Bt, H, 3, 1);
+  return v;
+}
+
+// The seq2seq models' small products (10.4 Bahdanau, 10.7 Transformer): batch 64, 10 steps,
+// 32 hidden units, a target vocabulary of about 200 words.
+std::vector<Product> seq2seq_products() {
+  std::vector<Product> v;
+  add_linear(v, "gru.ih(640x32->96)", 640, 32, 96, 1);
+  add_linear(v, "dec.gru.ih(64x64->96)", 64, 64, 96, 1);
+  add_linear(v, "gru.hh(64x32->96)", 64, 32, 96, 1);
+  add_linear(v, "attn.W_k(640x32->32)", 640, 32, 32, 1);
+  add_linear(v, "attn.W_q(64x32->32)", 64, 32, 32, 1);
+  add_linear(v, "ffn.dense1(640x32->64)", 640, 32, 64, 1);
+  add_linear(v, "ffn.dense2(640x64->32)", 640, 64, 32, 1);
+  add_linear(v, "dense(640x32->201)", 640, 32, 201, 1);
+  add_bmm(v, "heads.QK(256x10x10x8)", 256, 10, 10, 8, true, 1);
+  add_bmm(v, "heads.AV(256x10x8x10)", 256, 10, 8, 10, false, 1);
+  return v;
+}
+
+// MultiHeadAttention (10.5) at (8, 200, 512, 8): four projections, 64 heads of 200 x 64.
+std::vector<Product> mha_products() {
+  std::vector<Product> v;
+  add_linear(v, "W_q/k/v/o(1600x512->512)", 1600, 512, 512, 4);
+  add_bmm(v, "heads.QK(64x200x200x64)", 64, 200, 200, 64, true, 1);
+  add_bmm(v, "heads.AV(64x200x64x200)", 64, 200, 64, 200, false, 1);
+  return v;
+}
+
+// --cpu-time: the calling thread's CPU time instead of the wall clock. With one thread it
+// leaves out the waits for a core, so a busy machine still gives usable figures.
+bool g_cpu_time = false;
+double now() {
+  if (g_cpu_time) {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+void blas_threads(int t) { openblas_set_num_threads(t); }
+
+// One product with OpenBLAS, as described at the top.
+void blas_product(const Product& p, const float* A, const float* B, float* C, int threads) {
+  const int64_t lda = p.ta ? p.M : p.K, ldb = p.tb ? p.K : p.N;
+  auto one = [&](int64_t b) {
+    cblas_sgemm(CblasRowMajor, p.ta ? CblasTrans : CblasNoTrans, p.tb ? CblasTrans : CblasNoTrans, p.M, p.N, p.K, 1.0f,
+                A + b * p.M * p.K, lda, B + b * p.K * p.N, ldb, p.acc ? 1.0f : 0.0f, C + b * p.M * p.N, p.N);
+  };
+  if (p.batch == 1) {
+    blas_threads(threads);
+    one(0);
+    return;
+  }
+  blas_threads(1);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t b = 0; b < p.batch; ++b) one(b);
+}
+
+void our_product(const Product& p, const float* A, const float* B, float* C) {
+  if (p.batch == 1) d2l::fast::gemm(p.ta, p.tb, p.M, p.N, p.K, A, B, C, p.acc);
+  else d2l::fast::gemm_batched(p.ta, p.tb, p.batch, p.M, p.N, p.K, A, B, C, p.acc);
+}
+
+struct Timing {
+  double ours_s, blas_s;
+};
+
+// Seconds per call of each library: alternating blocks of calls (each block >= 2 ms), with a
+// pause between blocks so one library's idle spinning workers do not slow the other.
+Timing time_product(const Product& p, int threads, double budget) {
+  const size_t nA = p.batch * p.M * p.K, nB = p.batch * p.K * p.N, nC = p.batch * p.M * p.N;
+  std::vector<float> A(nA), B(nB), C(nC), D(nC);
+  std::mt19937 gen(1);
+  std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+  for (float& x : A) x = U(gen);
+  for (float& x : B) x = U(gen);
+  for (float& x : C) x = U(gen);
+  D = C;
+  auto ours = [&] { our_product(p, A.data(), B.data(), C.data()); };
+  auto blas = [&] { blas_product(p, A.data(), B.data(), D.data(), threads); };
+#ifdef _OPENMP
+  omp_set_num_threads(threads);
+#endif
+  ours();
+  blas();
+  auto seconds = [](auto& f, int calls) {
+    const double t0 = now();
+    for (int c = 0; c < calls; ++c) f();
+    return (now() - t0) / calls;
+  };
+  const double single = std::max(seconds(ours, 1), 1e-7);
+  const int calls = std::max(1, int(2e-3 / single));
+  const int blocks = std::clamp(int(budget / (2 * single * calls)), 4, 40);
+  std::vector<double> to, tb;
+  for (int r = 0; r < blocks; ++r) {
+    const bool mine_first = r % 2 == 0;
+    for (int side = 0; side < 2; ++side) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(threads > 1 ? 20 : 0));
+      if ((side == 0) == mine_first) to.push_back(seconds(ours, calls));
+      else tb.push_back(seconds(blas, calls));
+    }
+  }
+  return {median(to), median(tb)};
+}
+
+void run_model(const char* model, const std::vector<Product>& products, int64_t examples, int threads, double budget) {
+  double flop = 0, ours = 0, blas = 0;
+  for (const Product& p : products) {
+    const double f = 2.0 * p.batch * p.M * p.N * p.K;
+    const Timing t = time_product(p, threads, budget);
+    std::printf("bench=gemm_shapes model=%s product=%s batch=%lld M=%lld N=%lld K=%lld ta=%d tb=%d threads=%d"
+                " gflops=%.1f openblas_gflops=%.1f ratio=%.2f\n",
+                model, p.name, (long long)p.batch, (long long)p.M, (long long)p.N, (long long)p.K, p.ta, p.tb, threads,
+                f / t.ours_s * 1e-9, f / t.blas_s * 1e-9, t.blas_s / t.ours_s);
+    std::fflush(stdout);
+    flop += f * p.count;
+    ours += t.ours_s * p.count;
+    blas += t.blas_s * p.count;
+  }
+  std::printf("bench=gemm_shapes model=%s threads=%d step_mflop=%.1f ours_ms=%.3f openblas_ms=%.3f"
+              " ours_gflops=%.1f openblas_gflops=%.1f",
+              model, threads, flop * 1e-6, ours * 1e3, blas * 1e3, flop / ours * 1e-9, flop / blas * 1e-9);
+  if (examples > 0)
+    std::printf(" mflop_per_example=%.2f openblas_limit_examples_per_sec=%.1f ours_limit_examples_per_sec=%.1f",
+                flop * 1e-6 / examples, examples / blas, examples / ours);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model = "all";
+  int threads = 0;
+  double budget = 0.4;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--model") && i + 1 < argc) model = argv[++i];
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--quick")) budget = 0.05;
+    else if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
+    else {
+      std::fprintf(stderr, "usage: %s [--model nli|seq2seq|mha|all] [--threads T] [--quick] [--cpu-time]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (g_cpu_time) threads = 1;  // a thread's CPU time says nothing about the others
+  std::vector<int> thread_counts = threads > 0 ? std::vector<int>{threads} : std::vector<int>{1, 2};
+  for (int t : thread_counts) {
+    if (model == "nli" || model == "all") {
+      int64_t examples = 0;
+      const auto products = nli_products(&examples);
+      run_model("nli", products, examples, t, budget);
+    }
+    if (model == "seq2seq" || model == "all") run_model("seq2seq", seq2seq_products(), 0, t, budget);
+    if (model == "mha" || model == "all") run_model("mha", mha_products(), 0, t, budget);
+    if (model == "square")
+      run_model("square", {{"256^3", 1, 256, 256, 256, false, false, false, 1}, {"512^3", 1, 512, 512, 512, false, false, false, 1},
+                           {"512^3 ta", 1, 512, 512, 512, true, false, true, 1}}, 0, t, budget);
+  }
+  return 0;
+}
