@@ -6,11 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "core/files.h"
 
 namespace d2l {
 namespace {
@@ -202,14 +203,9 @@ void to_dot(const Tensor& root, const std::string& path) {
     }
   }
   os << "}\n";
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp);
-    check(static_cast<bool>(f), "to_dot", "cannot open '", tmp, "' for writing");
-    f << os.str();
-    check(static_cast<bool>(f.flush()), "to_dot", "write to '", tmp, "' failed");
-  }
-  check(std::rename(tmp.c_str(), path.c_str()) == 0, "to_dot", "cannot rename '", tmp, "' to '", path, "'");
+  // Like every output file: a unique temporary renamed over the target, never over a link,
+  // FIFO or device (`--dot /dev/null` must not replace the device), none left on Ctrl-C.
+  write_file_atomically(path, os.str(), "to_dot");
 }
 
 }  // namespace d2l
