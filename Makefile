@@ -16,6 +16,15 @@ CXXFLAGS ?= -O3 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -MMD -MP -I.
 LDLIBS   += -lstb
 # Parallel builds are the caller's choice: `make -j2` (no -j: one job at a time).
+# One short line per built file ("CXX core/tensor.cpp"); V=1 prints the whole commands.
+V        ?= 0
+ifeq ($(V),1)
+  Q   :=
+  say  = @true
+else
+  Q   := @
+  say  = @echo "  $(1) $(2)"
+endif
 
 ifeq ($(NATIVE),1)
   CXXFLAGS += -march=native
@@ -68,26 +77,31 @@ tools: $(CLI_TOOLS)    # the programs of tools/cli/ only
 # Objects mirror the source tree under $(BUILD)/obj/; programs link the one library.
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -c $< -o $@
+	$(call say,CXX,$<)
+	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/chapters/%: $(BUILD)/obj/chapters/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/tools/%: $(BUILD)/obj/tools/cli/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # Boost.Test is linked dynamically; tests/main.cpp prints the closing "N passed, N failed".
 $(BUILD)/obj/tests/%.o: CXXFLAGS += -DBOOST_TEST_DYN_LINK
 $(TEST_BIN): $(TEST_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lboost_unit_test_framework
+	$(call say,LINK,$@)
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lboost_unit_test_framework
 
 # The suite (it runs the chapter programs and the heatmap tool, so they are built first).
 # The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
@@ -130,12 +144,14 @@ fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 	done; test -z "$$bad"
 $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # Benchmarks link OpenBLAS (comparison only) and are built by `make bench` alone.
 $(BUILD)/bench/%: $(BUILD)/obj/tools/bench/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lopenblas
+	$(call say,LINK,$@)
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lopenblas
 
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "# $$b"; $$b || exit 1; done
@@ -190,6 +206,7 @@ help:
 	@echo "  BUILD=DIR         build folder [$(BUILD)]"
 	@echo "  FAST=0|1          kernel tier: 1 core/fast/ (build/), 0 core/reference/ (build-ref/) [$(FAST)]"
 	@echo "  CXX, CXXFLAGS     compiler and flags [$(CXX)]"
+	@echo "  V=0|1             1 prints each whole compiler command, 0 one line per file [$(V)]"
 	@echo "  ARGS=...          options for run and run-NAME, e.g. ARGS=--quick"
 	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"

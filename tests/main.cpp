@@ -36,7 +36,9 @@ int main(int argc, char** argv) {
   // warnings is still a pass.
   const unsigned long passed = r.p_test_cases_passed + r.p_test_cases_warned;
   const unsigned long failed = r.p_test_cases_failed + r.p_test_cases_timed_out;
-  const unsigned long skipped = r.p_test_cases_skipped - not_selected.n;
+  // When the filter matches nothing, Boost never runs the tree and counts no skips at all.
+  const unsigned long skipped =
+      r.p_test_cases_skipped > not_selected.n ? r.p_test_cases_skipped - not_selected.n : 0;
   std::fflush(stdout);
   std::printf("%lu passed, %lu failed", passed, failed);
   if (skipped > 0) std::printf(", %lu skipped", skipped);

@@ -88,6 +88,16 @@ HeatmapOptions book_options() {
 
 std::string heatmap_tool() { return d2l_test::build_dir() + "/tools/heatmap"; }
 
+// What an Animator printed into the temporary file `out`, line by line (newlines kept).
+std::vector<std::string> lines_and_close(std::FILE* out) {
+  std::rewind(out);
+  std::vector<std::string> lines;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, out)) lines.push_back(buf);
+  std::fclose(out);
+  return lines;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tools_figures)
@@ -424,11 +434,7 @@ BOOST_AUTO_TEST_CASE(animator_prints_a_tenth_of_the_run_and_writes_the_curve) {
     BOOST_CHECK_EXCEPTION(animator.add(101, {0.0f}), std::invalid_argument,
                           message_has({"[Animator::add]", "after finish"}));
   }
-  std::rewind(out);
-  std::vector<std::string> lines;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, out)) lines.push_back(buf);
-  std::fclose(out);
+  const std::vector<std::string> lines = lines_and_close(out);
   // epoch 1 (the first), then 10, 20, ..., 100: 11 progress lines, then "saved ...".
   BOOST_REQUIRE_EQUAL(lines.size(), 12u);
   BOOST_CHECK_EQUAL(lines[0].rfind("epoch 1/100, loss 1.000", 0), 0u);
@@ -448,11 +454,7 @@ BOOST_AUTO_TEST_CASE(animator_prints_several_adds_at_one_x_once) {
   animator.add(1, {0.4f, 0.7f});  // ... then the epoch's test metric at the same x
   animator.add(2, {0.3f, 0.8f});
   animator.finish();
-  std::rewind(out);
-  std::vector<std::string> lines;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, out)) lines.push_back(buf);
-  std::fclose(out);
+  const std::vector<std::string> lines = lines_and_close(out);
   BOOST_REQUIRE_EQUAL(lines.size(), 3u);
   BOOST_CHECK_EQUAL(lines[0].rfind("epoch 1/2, loss 0.400, acc 0.700, ", 0), 0u);
   BOOST_CHECK_EQUAL(lines[1].rfind("epoch 2/2, loss 0.300, acc 0.800, ", 0), 0u);
@@ -493,11 +495,7 @@ BOOST_AUTO_TEST_CASE(animator_prints_a_nan_loss_and_says_how_to_find_it) {
   animator.add(3, {std::numeric_limits<float>::infinity()});
   BOOST_CHECK_EQUAL(animator.last_line().rfind("epoch 3/3, loss inf, ", 0), 0u);
   animator.finish();
-  std::rewind(out);
-  std::vector<std::string> lines;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, out)) lines.push_back(buf);
-  std::fclose(out);
+  const std::vector<std::string> lines = lines_and_close(out);
   int notes = 0;
   for (const std::string& l : lines) notes += l.rfind("note: ", 0) == 0;
   BOOST_CHECK_EQUAL(notes, 1);  // once, at the first non-finite value
