@@ -45,9 +45,7 @@ std::string current_section();  // "10.7 EncoderBlock > 10.5 MultiHeadAttention"
 // Every op's output shape for the trace line, e.g. "matmul (2, 3) (3, 4) -> (2, 4)".
 std::string describe_call(const char* op, const std::vector<NodePtr>& inputs, const Shape& out);
 
-// Writes the graph that produced `root` as Graphviz DOT (render: dot -Tpng graph.dot),
-// through write_file_atomically (core/files.h): a target that exists and is not a regular
-// file is refused with std::runtime_error "[to_dot] cannot write 'path': ...".
+// Writes the graph that produced `root` as Graphviz DOT (render: dot -Tpng graph.dot).
 void to_dot(const Tensor& root, const std::string& path);
 
 }  // namespace d2l
