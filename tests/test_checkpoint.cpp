@@ -89,6 +89,9 @@ std::string file_checksum(const std::string& path) {
 pid_t spawn(const std::vector<std::string>& argv, const std::string& env, const fs::path& out) {
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
+  // A suite started in the background by a shell without job control inherits an ignored
+  // SIGINT, which the program rightly keeps ignoring; the test needs the default action.
+  ::signal(SIGINT, SIG_DFL);
   ::putenv(const_cast<char*>(env.c_str()));
   if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(out.c_str(), "a", stderr)) ::_exit(126);
   std::vector<char*> args;
