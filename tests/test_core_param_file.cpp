@@ -388,13 +388,18 @@ BOOST_AUTO_TEST_CASE(settings_mismatch_is_refused_naming_both) {
 // SIGINT); the handler removes both, and the child still dies of that signal.
 BOOST_AUTO_TEST_CASE(signals_remove_registered_temporaries) {
   for (int sig : {SIGTERM, SIGINT}) {
+    // A suite started in the background by a shell without job control inherits an ignored
+    // SIGINT, and the registry keeps an ignored signal ignored (by design): nothing to test.
+    struct sigaction now {};
+    ::sigaction(sig, nullptr, &now);
+    if (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN) {
+      BOOST_TEST_MESSAGE("signal " << sig << " is ignored in this environment; its case is not run");
+      continue;
+    }
     TempDir tmp("signal");
     const pid_t pid = ::fork();
     BOOST_REQUIRE(pid >= 0);
     if (pid == 0) {  // the child: no Boost.Test here, only _exit codes
-      // The default action, as a terminal gives it: a suite started in the background by a
-      // shell without job control inherits an ignored SIGINT, which the handler keeps ignored.
-      ::signal(sig, SIG_DFL);
       try {
         d2l::TemporaryFile model(tmp("m.params"), "test"), figure(tmp("f.png"), "test");
         model.write(std::string(1000, 'x'));
