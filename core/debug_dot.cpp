@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/debug.h"
+#include "core/files.h"
 #include "core/module.h"
 
 namespace d2l {
@@ -125,20 +126,9 @@ void to_dot(const Tensor& root, const std::string& path) {
   for (const auto& [from, to] : edges) os << "  n" << from << " -> n" << to << ";\n";
   os << "}\n";
 
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp);
-    check(static_cast<bool>(f), "to_dot", "cannot open '", tmp, "' for writing");
-    f << os.str();
-    if (!f.flush()) {
-      std::remove(tmp.c_str());  // no half-written file left behind
-      fail("to_dot", "write to '", tmp, "' failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    fail("to_dot", "cannot rename '", tmp, "' to '", path, "'");
-  }
+  // Like every output file: a unique temporary renamed over the target, never over a link,
+  // FIFO or device (`--dot /dev/null` must not replace the device), none left on Ctrl-C.
+  write_file_atomically(path, os.str(), "to_dot");
 }
 
 }  // namespace d2l

@@ -106,6 +106,13 @@ TrainingState read_training(Reader& r, const std::vector<std::pair<std::string, 
   AdamState& a = s.optimizer;
   const std::vector<float> hyper = r.floats(5, "Adam's hyper-parameters");
   a.lr = hyper[0], a.beta1 = hyper[1], a.beta2 = hyper[2], a.eps = hyper[3], a.weight_decay = hyper[4];
+  // Settings no Adam accepts: the state could never be continued. An Adam over no parameters
+  // checks them by Adam's own rules (its constructor throws "[Adam] lr must be >= 0 ...").
+  try {
+    Adam({}, a.lr, a.beta1, a.beta2, a.eps, a.weight_decay);
+  } catch (const std::invalid_argument& e) {
+    r.fail(std::string("the training state's optimiser settings are invalid: ") + e.what());
+  }
   a.step = r.get<int64_t>("Adam's step count");
   if (a.step < 0) r.fail("Adam's step count is negative (" + std::to_string(a.step) + ")");
   for (const auto& [name, t] : params) {

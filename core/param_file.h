@@ -24,8 +24,8 @@
 //
 // Reading checks, in this order and before changing anything: that the path is a regular
 // file (not /dev/zero or a FIFO), the magic and version, the size against the largest file
-// this model can have, the checksum, the settings, every name and shape, and that every value
-// is finite. Writing refuses non-finite weights and goes through write_file_atomically.
+// this model can have, the checksum, the settings, every name and shape, that every value
+// is finite, and that Adam's settings in a training section are ones Adam accepts. Writing refuses non-finite weights and goes through write_file_atomically.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include "core/autograd.h"
@@ -342,8 +345,32 @@ BOOST_AUTO_TEST_CASE(to_dot_writes_the_graph) {
   BOOST_TEST(nodes == 8u);
   BOOST_TEST(edges == 7u);
   BOOST_TEST(dot.back() == '\n');
-  std::ifstream tmp(path + ".tmp");
-  BOOST_TEST(!tmp.good());  // written to a temporary name, then renamed
+}
+
+// The DOT file goes through the same safe writer as models and figures. It renamed a fixed
+// PATH.tmp over the target: a FIFO or a symbolic link became a regular file (`--dot
+// /dev/null` as root would have replaced the device), and two writers shared the temporary.
+BOOST_AUTO_TEST_CASE(to_dot_refuses_targets_that_are_not_regular_files) {
+  Tensor x, W, b;
+  const Tensor loss = small_graph(x, W, b);
+  const d2l_test::TempDir tmp("to_dot_targets");
+  const std::string kept = tmp.write("kept.txt", "keep me");
+  BOOST_REQUIRE(::mkfifo(tmp("fifo").c_str(), 0600) == 0);
+  std::filesystem::create_symlink(kept, tmp("link"));
+  for (const auto& [name, kind] : {std::pair<std::string, std::string>{"fifo", "a FIFO"}, {"link", "a symbolic link"}}) {
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_CHECK_EXCEPTION(to_dot(loss, tmp(name)), std::runtime_error,
+                            message_has({"[to_dot] cannot write '" + tmp(name) + "': it is " + kind}));
+    }
+  }
+  BOOST_TEST(std::filesystem::is_fifo(std::filesystem::symlink_status(tmp("fifo"))));
+  BOOST_TEST(std::filesystem::is_symlink(std::filesystem::symlink_status(tmp("link"))));
+  BOOST_TEST(d2l_test::read_file(kept) == "keep me");
+  // A regular file is replaced whole, with no temporary left beside it.
+  to_dot(loss, tmp("graph.dot"));
+  BOOST_TEST(d2l_test::read_file(tmp("graph.dot")).rfind("digraph", 0) == 0u);
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path))
+    BOOST_TEST(e.path().filename().string().find(".tmp") == std::string::npos, "left " << e.path());
 }
 
 BOOST_AUTO_TEST_CASE(to_dot_renders_with_graphviz, *utf::precondition(dot_available)) {

@@ -170,6 +170,10 @@ BOOST_AUTO_TEST_CASE(error_missing_file) {
                         message_has({"[read_data_nmt]", path, "make data", "--data"}));
   BOOST_CHECK_EXCEPTION(d2l::load_data_nmt(2, 8, 600, path), std::invalid_argument,
                         message_has({"[read_data_nmt]", path}));
+  // A directory given for the file (--data data/fra-eng): named as such, not "empty corpus".
+  const d2l_test::TempDir dir("nmt_dir");
+  BOOST_CHECK_EXCEPTION(d2l::read_data_nmt(dir.path.string()), std::invalid_argument,
+                        message_has({"[read_data_nmt] '" + dir.path.string() + "' is a directory, not a file", "--data"}));
 }
 
 BOOST_AUTO_TEST_CASE(error_line_without_tab) {

@@ -1,6 +1,7 @@
 // tools/data/text.cpp — UTF-8 validation, Python-style split / replace / lower (see text.h).
 #include "tools/data/text.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -10,6 +11,9 @@
 namespace d2l {
 
 std::string read_text_file(const std::string& path, const char* op, const std::string& hint) {
+  // A directory opens as a stream that reads nothing: it would pass for an empty file.
+  std::error_code ec;
+  check(!std::filesystem::is_directory(path, ec), op, "'", path, "' is a directory, not a file. HINT: ", hint);
   std::ifstream in(path, std::ios::binary);
   check(static_cast<bool>(in), op, "cannot open '", path, "'. HINT: ", hint);
   std::ostringstream os;
