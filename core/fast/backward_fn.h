@@ -63,6 +63,14 @@ class BackwardFn {
 
   explicit operator bool() const { return ops_ != nullptr; }
   void operator()(Node& node) const { ops_->call(buf_, node); }
+  // The stored closure if it is a T, else nullptr (std::function::target): the debug
+  // switches use it to read back the step they wrapped.
+  template <class T>
+  const T* target() const {
+    if (ops_ == &kInlineOps<T>) return reinterpret_cast<const T*>(buf_);
+    if (ops_ == &kHeapOps<T>) return *reinterpret_cast<T* const*>(buf_);
+    return nullptr;
+  }
 
  private:
   struct Ops {
