@@ -3,6 +3,11 @@
 # FAST=0 builds the reference tier (plain loops, core/reference/) into build-ref/; the default
 # FAST=1 is the fast tier (core/fast/) in build/.
 SHELL    := /bin/bash
+# Only core/kernels.o depends on the tier (see below). When the flags are the defaults, the
+# reference tier reuses the fast tier's other objects from build/obj/, so `make test` then
+# `make FAST=0 test` compiles one file more instead of the whole tree again. Any of these
+# set on the command line or in the environment gives the build its own objects.
+DEFAULT_FLAGS := $(and $(filter undefined default,$(origin CXX)),$(filter undefined,$(origin CXXFLAGS)),$(filter undefined,$(origin BUILD)),$(filter undefined,$(origin OMP)),$(filter undefined,$(origin NATIVE)))
 CXX      ?= g++
 OMP      ?= 1
 NATIVE   ?= 1
@@ -39,14 +44,19 @@ else
   TIER := fast tier, GEMM micro-kernel $(if $(findstring __AVX512F__,$(ISA)),AVX-512,$(if $(and $(findstring __AVX2__,$(ISA)),$(findstring __FMA__,$(ISA))),AVX2,portable))
 endif
 $(BUILD)/obj/core/kernels.o: CXXFLAGS += -DD2L_FAST=$(FAST)
+ifeq ($(FAST)$(if $(DEFAULT_FLAGS),:shared),0:shared)
+  OBJ := build/obj
+else
+  OBJ := $(BUILD)/obj
+endif
 
 ifeq ($(OMP),1)
   CXXFLAGS += -fopenmp
   LDFLAGS  += -fopenmp
-  $(info [make] $(TIER); OpenMP on (OMP=0 for a serial build), NATIVE=$(NATIVE), BUILD=$(BUILD), jobs from -j (default 1))
+  $(info [make] $(TIER); OpenMP on (OMP=0 for a serial build), NATIVE=$(NATIVE), BUILD=$(BUILD)$(if $(filter-out $(BUILD)/obj,$(OBJ)), (objects shared: $(OBJ))), jobs from -j (default 1))
 else
   CXXFLAGS += -Wno-unknown-pragmas
-  $(info [make] $(TIER); OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD), jobs from -j (default 1))
+  $(info [make] $(TIER); OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD)$(if $(filter-out $(BUILD)/obj,$(OBJ)), (objects shared: $(OBJ))), jobs from -j (default 1))
 endif
 
 # A file under tools/cli/ that defines main() is a program (build/tools/<name>); every other
@@ -54,14 +64,18 @@ endif
 CLI_MAIN  := $(shell grep -l '^int main' tools/cli/*.cpp)
 TOOLS_SRC := $(wildcard tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
 LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN),$(TOOLS_SRC))
-LIB_OBJ   := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
+LIB_OBJ   := $(patsubst %.cpp,$(OBJ)/%.o,$(filter-out core/kernels.cpp,$(LIB_SRC))) $(BUILD)/obj/core/kernels.o
 LIB       := $(BUILD)/libd2l.a
 CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))
 CHAPTERS  := $(CHAPTER_NAMES:%=$(BUILD)/chapters/%)
 CLI_TOOLS := $(patsubst tools/cli/%.cpp,$(BUILD)/tools/%,$(CLI_MAIN))
-TEST_SRC  := $(wildcard tests/*.cpp)
-TEST_OBJ  := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
-TEST_BIN  := $(BUILD)/tests/run_tests
+# SUITES='core_* sec_*' builds and runs a test binary of those suites alone (the files
+# tests/test_<suite>.cpp, named after their suites) and none of the programs: the sanitizer
+# pass of .ci/run uses it. Empty (the default): the whole suite.
+SUITES    ?=
+TEST_SRC  := $(if $(SUITES),tests/main.cpp $(sort $(wildcard $(SUITES:%=tests/test_%.cpp))),$(wildcard tests/*.cpp))
+TEST_OBJ  := $(TEST_SRC:%.cpp=$(OBJ)/%.o)
+TEST_BIN  := $(BUILD)/tests/run_tests$(if $(SUITES),_suites)
 TEST_LOG  := $(BUILD)/test.log
 BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/bench/*.cpp))
 
@@ -74,8 +88,13 @@ all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
 chapters: $(CHAPTERS)  # the chapter programs only
 tools: $(CLI_TOOLS)    # the programs of tools/cli/ only
 
-# Objects mirror the source tree under $(BUILD)/obj/; programs link the one library.
-$(BUILD)/obj/%.o: %.cpp
+# Objects mirror the source tree under $(OBJ)/ (the tier's core/kernels.o under
+# $(BUILD)/obj/); programs link the one library.
+$(OBJ)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$<)
+	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
+$(BUILD)/obj/core/kernels.o: core/kernels.cpp
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)
 	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
@@ -86,18 +105,20 @@ $(LIB): $(LIB_OBJ)
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/chapters/%: $(BUILD)/obj/chapters/%.o $(LIB)
+$(BUILD)/chapters/%: $(OBJ)/chapters/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tools/%: $(BUILD)/obj/tools/cli/%.o $(LIB)
+$(BUILD)/tools/%: $(OBJ)/tools/cli/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # Boost.Test is linked dynamically; tests/main.cpp prints the closing "N passed, N failed".
-$(BUILD)/obj/tests/%.o: CXXFLAGS += -DBOOST_TEST_DYN_LINK
+$(OBJ)/tests/%.o: CXXFLAGS += -DBOOST_TEST_DYN_LINK
+# A SUITES binary is relinked every time: its list of files may differ from the last one's.
+$(if $(SUITES),.PHONY: $(TEST_BIN))
 $(TEST_BIN): $(TEST_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
@@ -107,7 +128,7 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 # The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
 # closing "N passed, N failed[, N skipped]" line.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
-test: all $(TEST_BIN)
+test: $(if $(SUITES),$(LIB),all) $(TEST_BIN)
 	@echo "[make] running $(TEST_BIN)$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
 	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) \
 	    >$(TEST_LOG) 2>&1; rc=$$?; \
@@ -142,13 +163,13 @@ fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 	  else r="CRASH, see $(BUILD)/fuzz/$$t.log"; bad="$$bad $$t"; fi; \
 	  echo "$$t: $$(sed -n 's/^stat::number_of_executed_units: //p' $(BUILD)/fuzz/$$t.log) executions in $(FUZZ_SECONDS) s, $$r"; \
 	done; test -z "$$bad"
-$(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(LIB)
+$(BUILD)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # Benchmarks link OpenBLAS (comparison only) and are built by `make bench` alone.
-$(BUILD)/bench/%: $(BUILD)/obj/tools/bench/%.o $(LIB)
+$(BUILD)/bench/%: $(OBJ)/tools/bench/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lopenblas
@@ -194,6 +215,7 @@ help:
 	@echo "  make figures      the example figures of tools/figures/README.md into BUILD/figures/"
 	@echo "  make test-serial  the suite from a build without OpenMP (BUILD-serial/)"
 	@echo "  make asan         the suite under AddressSanitizer + UBSan (BUILD-asan/)"
+	@echo "                    (some suites only, without the programs: SUITES='core_* sec_*')"
 	@echo "  make fuzz         each libFuzzer target for FUZZ_SECONDS (clang, build-fuzz/)"
 	@echo "  make bench        kernels against OpenBLAS, models against PyTorch (build/bench/)"
 	@echo "  make data         download the book's data sets into data/ (checks SHA-1)"
@@ -211,4 +233,4 @@ help:
 	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/obj/chapters/*.d $(BUILD)/obj/tools/*/*.d $(BUILD)/obj/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/tools/*/*.d $(OBJ)/tests/fuzz/*.d)

@@ -10,7 +10,7 @@
 //                                    a vectorisable exp, lane sums, thresholds for threads
 // `make` links the fast tier behind these names, `make FAST=0` the reference tier
 // (core/kernels.cpp forwards each call). Both tiers are in every build, so
-// tests/test_kernel_tiers*.cpp compare them kernel by kernel.
+// tests/test_core_kernel_tiers*.cpp compare them kernel by kernel.
 //
 // Conventions: outputs first, then inputs, then sizes, then options. Every pointer is a
 // contiguous row-major float32 array of the shape on its line, in the size letters of its

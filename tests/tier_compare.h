@@ -1,4 +1,4 @@
-// tests/tier_compare.h — helpers for the tier tests (tests/test_kernel_tiers*.cpp), which run
+// tests/tier_compare.h — helpers for the tier tests (tests/test_core_kernel_tiers*.cpp), which run
 // every fast kernel (core/fast/) against its reference (core/reference/) on random inputs:
 // the inputs, and an element-by-element comparison against a tolerance per element.
 #pragma once

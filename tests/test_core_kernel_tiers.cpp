@@ -1,10 +1,10 @@
-// tests/test_kernel_tiers.cpp — suite core_kernel_tiers: every fast kernel (core/fast/)
+// tests/test_core_kernel_tiers.cpp — suite core_kernel_tiers: every fast kernel (core/fast/)
 // against its reference (core/reference/) on random inputs at edge sizes: 0, 1, odd sizes,
 // sizes that are not multiples of the vector width (16 floats) or of the GEMM's register
 // tile, large K, every transpose flag, masked rows with valid length 0, and sizes above the
 // fast tier's thread thresholds. Both tiers are compiled into every build, so this runs in
 // the fast and the reference build alike. This file: the signatures, the products, the
-// softmax family and dropout; test_kernel_tiers_nn.cpp: the rest.
+// softmax family and dropout; test_core_kernel_tiers_nn.cpp: the rest.
 //
 // Each tolerance is derived next to its check from the rounding of float arithmetic (see
 // kEps in tests/tier_compare.h). Backward kernels add into gradients, so every gradient

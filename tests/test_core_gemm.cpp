@@ -1,4 +1,4 @@
-// tests/test_gemm.cpp — the fast tier's GEMM (core/fast/gemm.h) against the reference tier's
+// tests/test_core_gemm.cpp — the fast tier's GEMM (core/fast/gemm.h) against the reference tier's
 // textbook loops (core/reference/matmul.cpp), aimed at every block edge of the fast one.
 //
 // Tolerance. Both kernels sum K products in float32, in different orders (the fast one in

@@ -1,6 +1,6 @@
-// tests/test_kernel_tiers_nn.cpp — suite core_kernel_tiers, continued: the element-wise,
+// tests/test_core_kernel_tiers_nn.cpp — suite core_kernel_tiers, continued: the element-wise,
 // reduction, layer-norm, cross-entropy and GRU kernels of the fast tier against the
-// reference tier (the products, softmax and dropout are in test_kernel_tiers.cpp). Each
+// reference tier (the products, softmax and dropout are in test_core_kernel_tiers.cpp). Each
 // tolerance is derived next to its check; kEps and the sum bound are in tier_compare.h.
 #include <boost/test/unit_test.hpp>
 
