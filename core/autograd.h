@@ -37,14 +37,14 @@ class OpCall {
   bool needs_grad() const { return needs_grad_; }
   const char* name() const { return op_; }
   // The inputs, kept only when the graph or a debug switch will read them (else empty).
-  const std::vector<NodePtr>& inputs() const { return inputs_; }
+  const NodeList& inputs() const { return inputs_; }
   int64_t started_ns = 0;  // when the op began; the profile switch sets and reads it
 
  private:
   void take_inputs(const Tensor* inputs, size_t n);
   const char* op_;
   const char* outer_op_;  // current_op() before this one began
-  std::vector<NodePtr> inputs_;
+  NodeList inputs_;
   bool needs_grad_ = false;
   bool without_grad_ = false;  // grad mode off, but an input requires grad or came from such
 };

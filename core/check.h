@@ -13,15 +13,22 @@
 #include <utility>
 #include <vector>
 
+#include "core/shape.h"
+
 namespace d2l {
 
-// A Shape (core/tensor.h: std::vector<int64_t>) in a message prints as shape_str does.
-std::string shape_str(const std::vector<int64_t>& shape);  // defined in core/tensor.cpp
+// A Shape (core/shape.h), or a std::vector<int64_t> of dims, in a message prints as
+// shape_str does: "(2, 10, 4)".
 
 namespace detail {
 inline void append(std::ostringstream&) {}
 template <class T, class... Rest>
 void append(std::ostringstream& os, const T& v, const Rest&... rest);
+template <class... Rest>
+void append(std::ostringstream& os, const Shape& s, const Rest&... rest) {
+  os << shape_str(s);
+  append(os, rest...);
+}
 template <class... Rest>
 void append(std::ostringstream& os, const std::vector<int64_t>& s, const Rest&... rest) {
   os << shape_str(s);

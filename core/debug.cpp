@@ -87,7 +87,7 @@ int64_t first_non_finite(const float* p, int64_t n) {
 // An op's output must be finite. On failure the message also says whether the bad value came
 // in through an input (a parameter, named; the data; an op run before the check was on) or
 // was created by this op (log of a negative, 0/0, exp overflow).
-void check_output(const char* op, const Node& y, const std::vector<NodePtr>& inputs) {
+void check_output(const char* op, const Node& y, const NodeList& inputs) {
   const int64_t i = first_non_finite(y.data.get(), y.numel);
   if (i < 0) return;
   std::ostringstream os;
@@ -382,7 +382,7 @@ std::string recorded_section(const Node& y) {
   return step ? path_str(step->section) : std::string();
 }
 
-std::string describe_call(const char* op, const std::vector<NodePtr>& inputs, const Shape& out) {
+std::string describe_call(const char* op, const NodeList& inputs, const Shape& out) {
   std::ostringstream os;
   os << op;
   for (const auto& in : inputs) os << ' ' << (in ? shape_str(in->shape) : std::string("none"));

@@ -75,7 +75,7 @@ class ProfileRegion {
 };
 
 // Every op's output shape for the trace line, e.g. "matmul (2, 3) (3, 4) -> (2, 4)".
-std::string describe_call(const char* op, const std::vector<NodePtr>& inputs, const Shape& out);
+std::string describe_call(const char* op, const NodeList& inputs, const Shape& out);
 
 // Writes the graph that produced `root` as Graphviz DOT (render: dot -Tpng graph.dot).
 // Each node shows its op and shape; a parameter leaf shows its registered name instead

@@ -51,12 +51,12 @@ void isclose_forward(float* y, const float* a, const float* b, const Broadcast& 
                      bool equal_nan) {
   tier::isclose_forward(y, a, b, shapes, rtol, atol, equal_nan);
 }
-void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape,
-                    const std::vector<int64_t>& y_shape) {
+void sum_to_forward(float* y, const float* x, const Shape& x_shape,
+                    const Shape& y_shape) {
   tier::sum_to_forward(y, x, x_shape, y_shape);
 }
-void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
-                     const std::vector<int64_t>& y_shape) {
+void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
+                     const Shape& y_shape) {
   tier::sum_to_backward(dx, dy, x_shape, y_shape);
 }
 void sum_forward(float* y, const float* x, int64_t outer, int64_t n, int64_t inner, float scale) {

@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/shape.h"
+
 namespace d2l {
 namespace kernels {
 
@@ -40,7 +42,7 @@ void unary_backward(float* dx, const float* dy, const float* x, const float* y, 
 // NumPy broadcasting: shapes aligned at the right, a dim of size 1 repeats along the other's.
 // out is the result's shape; a and b are the inputs' shapes (each at most as long as out).
 struct Broadcast {
-  std::vector<int64_t> out, a, b;
+  Shape out, a, b;
 };
 enum class Binary { add, sub, mul, div };
 //   y (out), a (a), b (b)     y = a op b
@@ -62,10 +64,10 @@ void isclose_forward(float* y, const float* a, const float* b, const Broadcast& 
                      bool equal_nan);
 // sum_to: x broadcast from y's shape, summed back to it. x_shape is the larger shape.
 //   y (y_shape), x (x_shape)  y[j] = Σ of the x elements that y[j] broadcasts to
-void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape, const std::vector<int64_t>& y_shape);
+void sum_to_forward(float* y, const float* x, const Shape& x_shape, const Shape& y_shape);
 //   dx (x_shape), dy (y_shape)   dx += dy broadcast to x_shape
-void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
-                     const std::vector<int64_t>& y_shape);
+void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
+                     const Shape& y_shape);
 
 // --- reductions over one dim (ops_reduce.cpp) ----------------------------------------------
 // x viewed as (outer, n, inner): n the reduced dim, outer and inner the dims before and after.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <iomanip>
+#include <iterator>
 #include <limits>
 #include <new>
 #include <ostream>
@@ -59,7 +60,13 @@ float* Node::grad_data() {
 // recursively (each ~Node releasing its inputs), one stack frame per node: a 100k-op chain
 // overflows the stack. Unlink the nodes this one owns alone into a list and free them in a loop.
 Node::~Node() {
-  std::vector<NodePtr> pending = std::move(inputs);
+  // Usually every input has another owner (a later node, a handle): releasing it destroys
+  // nothing, and no list is needed.
+  bool owns_an_input = false;
+  for (const NodePtr& in : inputs) owns_an_input = owns_an_input || (in && in.use_count() == 1);
+  if (!owns_an_input) return;
+  std::vector<NodePtr> pending(std::make_move_iterator(inputs.begin()), std::make_move_iterator(inputs.end()));
+  inputs.clear();
   while (!pending.empty()) {
     NodePtr n = std::move(pending.back());
     pending.pop_back();

@@ -16,19 +16,16 @@
 
 #include "core/allocator.h"
 #include "core/check.h"
-#include "core/fast/backward_fn.h"
-#include "core/fast/small_vector.h"
+#include "core/backward_fn.h"
+#include "core/shape.h"
+#include "core/small_vector.h"
 
 namespace d2l {
 
-// A tensor's size along each dim, outermost first (PyTorch's torch.Size).
-using Shape = std::vector<int64_t>;
-// "(2, 10, 4)": the book's PyTorch prints torch.Size([2, 10, 4]); we print the tuple
-// ("(4,)" for one dim, "()" for a scalar).
-std::string shape_str(const Shape& shape);
-
 struct Node;
 using NodePtr = std::shared_ptr<Node>;
+// A node's inputs: ops have one to three, kept inside the node (core/small_vector.h).
+using NodeList = SmallVector<NodePtr, 3>;
 
 class Tensor {
  public:
@@ -87,12 +84,12 @@ struct Node {
   Buffer grad;                      // allocated (zeroed) on the first gradient that arrives
   bool requires_grad = false;
   const char* op = "leaf";
-  std::vector<NodePtr> inputs;      // what this op read (empty for leaves)
+  NodeList inputs;                  // what this op read (empty for leaves)
   BackwardFn backward_fn;           // adds this node's grad into its inputs' grads (a
-                                    // std::function<void(Node&)> kept inline: backward_fn.h)
+                                    // std::function<void(Node&)> kept inline: core/backward_fn.h)
   // With backward_fn: each input's data version when the op ran, then this node's own after
   // the op wrote it. Backward checks them before running backward_fn (core/autograd.cpp).
-  SmallVector<uint64_t, 4> saved_versions;  // up to 3 inputs held inline (small_vector.h)
+  SmallVector<uint64_t, 4> saved_versions;  // up to 3 inputs held inline (core/small_vector.h)
   bool freed = false;               // backward() dropped backward_fn and inputs (retain_graph=False)
   // Made while grad mode was off (inside a NoGrad) from tensors that require grad, or from
   // such a tensor: backward() then says that no graph was recorded, and why.

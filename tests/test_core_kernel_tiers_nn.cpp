@@ -19,7 +19,7 @@ namespace ref = d2l::reference;
 using d2l::kernels::Binary;
 using d2l::kernels::Broadcast;
 using d2l::kernels::Unary;
-using Shape = std::vector<int64_t>;
+using d2l::Shape;
 
 namespace {
 

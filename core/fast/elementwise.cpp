@@ -26,8 +26,8 @@ void map_grad(float* dx, const float* dy, const float* x, const float* y, int64_
 // --- broadcasting --------------------------------------------------------------------------
 // Strides of `in` read in the rank of `out`, 0 along broadcast dims: element out[i0..]
 // reads in[sum i_d * stride_d].
-std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
-  std::vector<int64_t> st(out.size(), 0);
+Shape broadcast_strides(const Shape& in, const Shape& out) {
+  Shape st(out.size(), 0);
   int64_t s = 1;
   for (size_t k = 0; k < in.size(); ++k) {
     const size_t d = out.size() - 1 - k, di = in.size() - 1 - k;
@@ -37,7 +37,7 @@ std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in, const std
   return st;
 }
 
-int64_t numel(const std::vector<int64_t>& shape) {
+int64_t numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
@@ -47,8 +47,8 @@ int64_t numel(const std::vector<int64_t>& shape) {
 // a and b elements it reads. An odometer over the outer dims; the last dim is the inner
 // loop, instantiated for the common stride pairs (1,1), (1,0), (0,1) so that it vectorises.
 template <class F>
-void for_each_broadcast(const std::vector<int64_t>& out, const std::vector<int64_t>& as,
-                        const std::vector<int64_t>& bs, F f) {
+void for_each_broadcast(const Shape& out, const Shape& as,
+                        const Shape& bs, F f) {
   const int64_t n = numel(out);
   if (n == 0) return;
   if (out.empty()) { f(0, 0, 0); return; }
@@ -57,7 +57,7 @@ void for_each_broadcast(const std::vector<int64_t>& out, const std::vector<int64
   const int64_t inner = out[nd - 1], ia_step = sa[nd - 1], ib_step = sb[nd - 1];
   using One = std::integral_constant<int64_t, 1>;
   using Zero = std::integral_constant<int64_t, 0>;
-  std::vector<int64_t> idx(nd, 0);
+  Shape idx(nd, 0);
   int64_t ia = 0, ib = 0;
   for (int64_t i = 0; i < n; i += inner) {
     auto row = [&](auto step_a, auto step_b) {
@@ -189,15 +189,15 @@ void binary_backward(float* da, float* db, const float* dy, const float* a, cons
   }
 }
 
-void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape,
-                    const std::vector<int64_t>& y_shape) {
+void sum_to_forward(float* y, const float* x, const Shape& x_shape,
+                    const Shape& y_shape) {
   for (int64_t j = 0; j < numel(y_shape); ++j) y[j] = 0.0f;
   for_each_broadcast(x_shape, y_shape, x_shape, [&](int64_t i, int64_t iy, int64_t) { y[iy] += x[i]; });
 }
 
 // Every summed element gets the gradient of the sum it went into.
-void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
-                     const std::vector<int64_t>& y_shape) {
+void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
+                     const Shape& y_shape) {
   for_each_broadcast(x_shape, y_shape, x_shape, [&](int64_t i, int64_t iy, int64_t) { dx[i] += dy[iy]; });
 }
 

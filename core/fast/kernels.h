@@ -25,9 +25,9 @@ void binary_backward(float* da, float* db, const float* dy, const float* a, cons
                      Binary op);
 using reference::compare_forward;  // the plain loops of core/reference/elementwise.cpp: these
 using reference::isclose_forward;  // check a training loop's numbers, on no model's hot path
-void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape, const std::vector<int64_t>& y_shape);
-void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
-                     const std::vector<int64_t>& y_shape);
+void sum_to_forward(float* y, const float* x, const Shape& x_shape, const Shape& y_shape);
+void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
+                     const Shape& y_shape);
 // reduce.cpp
 void sum_forward(float* y, const float* x, int64_t outer, int64_t n, int64_t inner, float scale);
 void sum_backward(float* dx, const float* dy, int64_t outer, int64_t n, int64_t inner, float scale);

@@ -52,7 +52,7 @@ float unary_derivative(Unary f, float x, float y, float s) {
   return 0.0f;
 }
 
-int64_t numel(const std::vector<int64_t>& shape) {
+int64_t numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
@@ -61,7 +61,7 @@ int64_t numel(const std::vector<int64_t>& shape) {
 // Output element i (of shape `out`) reads element source_index(i, out, in) of an input of
 // shape `in`: i's position in each dim, from the last, where `in` has a dim of the same
 // size; a dim of size 1, or one `in` lacks, contributes nothing (the element repeats).
-int64_t source_index(int64_t i, const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
+int64_t source_index(int64_t i, const Shape& out, const Shape& in) {
   int64_t index = 0, stride = 1;
   for (size_t k = 1; k <= in.size(); ++k) {
     const int64_t n_out = out[out.size() - k], n_in = in[in.size() - k];
@@ -144,14 +144,14 @@ void isclose_forward(float* y, const float* a, const float* b, const Broadcast& 
   }
 }
 
-void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape,
-                    const std::vector<int64_t>& y_shape) {
+void sum_to_forward(float* y, const float* x, const Shape& x_shape,
+                    const Shape& y_shape) {
   for (int64_t j = 0; j < numel(y_shape); ++j) y[j] = 0.0f;
   for (int64_t i = 0; i < numel(x_shape); ++i) y[source_index(i, x_shape, y_shape)] += x[i];
 }
 
-void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
-                     const std::vector<int64_t>& y_shape) {
+void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
+                     const Shape& y_shape) {
   for (int64_t i = 0; i < numel(x_shape); ++i) dx[i] += dy[source_index(i, x_shape, y_shape)];
 }
 

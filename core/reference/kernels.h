@@ -24,9 +24,9 @@ void binary_backward(float* da, float* db, const float* dy, const float* a, cons
 void compare_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Compare op);
 void isclose_forward(float* y, const float* a, const float* b, const Broadcast& shapes, float rtol, float atol,
                      bool equal_nan);
-void sum_to_forward(float* y, const float* x, const std::vector<int64_t>& x_shape, const std::vector<int64_t>& y_shape);
-void sum_to_backward(float* dx, const float* dy, const std::vector<int64_t>& x_shape,
-                     const std::vector<int64_t>& y_shape);
+void sum_to_forward(float* y, const float* x, const Shape& x_shape, const Shape& y_shape);
+void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
+                     const Shape& y_shape);
 // reduce.cpp
 void sum_forward(float* y, const float* x, int64_t outer, int64_t n, int64_t inner, float scale);
 void sum_backward(float* dx, const float* dy, int64_t outer, int64_t n, int64_t inner, float scale);

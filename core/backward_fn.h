@@ -1,4 +1,4 @@
-// core/fast/backward_fn.h — BackwardFn, the type of a graph node's backward closure: what
+// core/backward_fn.h — BackwardFn, the type of a graph node's backward closure: what
 // std::function<void(Node&)> does, minus a heap allocation per op.
 //
 // std::function stores a closure inside itself only up to 16 bytes (libstdc++); an op's
