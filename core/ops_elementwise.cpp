@@ -37,7 +37,10 @@ Tensor binary(const Tensor& a, const Tensor& b, kernels::Binary kind, const char
   kernels::Broadcast shapes{broadcast_shapes(a.shape(), b.shape(), name), a.shape(), b.shape()};
   Tensor y = empty(shapes.out);
   kernels::binary_forward(y.data(), a.data(), b.data(), shapes, kind);
-  return op.finish(y, [shapes = std::move(shapes), kind](Node& node) {
+  // The closure keeps only `kind`: the shapes are the node's and its inputs' own, so it fits
+  // inside the node (core/backward_fn.h) instead of holding three more Shapes.
+  return op.finish(y, [kind](Node& node) {
+    const kernels::Broadcast shapes{node.shape, node.input_shape(0), node.input_shape(1)};
     kernels::binary_backward(node.input_grad(0), node.input_grad(1), node.grad.get(), node.input_data(0),
                              node.input_data(1), shapes, kind);
   });

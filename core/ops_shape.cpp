@@ -87,11 +87,13 @@ Tensor squeeze(const Tensor& x, int64_t dim) {
 // contiguous runs of `run` floats, so the walk visits whole runs: an odometer over the
 // outer output dims gives each run's source offset.
 namespace {
+using DimList = SmallVector<int64_t, 6>;  // one number per dim, inline like a Shape's dims
+
 template <class F>
-void for_each_permuted_run(const Shape& out, const std::vector<int64_t>& src_stride, size_t outer_dims, F f) {
+void for_each_permuted_run(const Shape& out, const DimList& src_stride, size_t outer_dims, F f) {
   int64_t count = 1;
   for (size_t d = 0; d < outer_dims; ++d) count *= out[d];
-  std::vector<int64_t> idx(outer_dims, 0);
+  DimList idx(outer_dims, 0);
   int64_t src = 0;
   for (int64_t i = 0; i < count; ++i) {
     f(i, src);
@@ -110,9 +112,9 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   OpCall op("permute", {x});
   const size_t nd = x.shape().size();
   check(dims.size() == nd, "permute", "got ", dims.size(), " dims for a tensor of shape ", x.shape());
-  std::vector<int64_t> in_stride(nd), src_stride(nd);
+  DimList in_stride(nd), src_stride(nd);
   Shape out(nd);
-  std::vector<bool> used(nd, false);
+  SmallVector<bool, 6> used(nd, false);
   for (size_t i = nd; i-- > 0;) in_stride[i] = prod(x.shape(), i + 1, nd);
   for (size_t i = 0; i < nd; ++i) {
     const int64_t d = normalize_dim(dims[i], x.shape(), "permute");

@@ -2,19 +2,26 @@
 // tiny ops on (1, 8) tensors, y = tanh(y * w + b) repeated (three ops a step: mul, add,
 // tanh), where the eight-element kernels are nearly free and everything else is engine.
 //
-// Four timings of the same chain, each the median of --reps runs, in ns per op of the
-// thread's CPU time (the chain runs on one thread, so on an idle machine this is its wall
-// time, and on a busy one it leaves out the waits for a core):
+// Timings of the same chain, each the median of --reps runs, in ns per op of the thread's
+// CPU time (the chain runs on one thread, so on an idle machine this is its wall time, and
+// on a busy one it leaves out the waits for a core):
 //   nograd   forward under NoGrad: checks, output allocation, kernel, no graph
 //   record   forward with the graph recorded, then the graph dropped unused
 //   fwdbwd   forward with the graph, then sum(y).backward() (the per-op figure)
-//   alloc    empty({1, 8}) and its release alone: the allocation inside every op
+//   bwd      the backward() call of fwdbwd alone (the forward before it untimed)
+//   alloc    empty({1, 8}) and its release alone: the allocation inside every op, and the
+//            same as a gradient buffer costs in backward
+//   kernels  the chain's forward and backward kernels alone (core/kernels.h) on buffers
+//            allocated once: the arithmetic, which the engine adds everything else to
 // and the parts they imply (per op):
-//   forward   = nograd                 (of which alloc is the allocation)
+//   forward   = nograd                 (of which alloc is the allocation, kernels_fwd the kernel)
 //   recording = record - nograd        (keeping the inputs, the closure, freeing the graph)
-//   backward  = fwdbwd - record        (the walk, the gradient buffers, the backward kernels)
+//   backward  = bwd                    (the walk, the gradient buffers, the backward kernels,
+//                                       freeing the graph as it goes)
+//   walk      = bwd - kernels_bwd - alloc  (ordering the graph, checking versions, dispatch)
 // Prints
-//   bench=op_overhead ops=.. nograd_ns=.. record_ns=.. fwdbwd_ns=.. alloc_ns=.. (medians)
+//   bench=op_overhead ops=.. nograd_ns=.. record_ns=.. fwdbwd_ns=.. bwd_ns=.. alloc_ns=..
+//     kernels_fwd_ns=.. kernels_bwd_ns=.. (medians), then a line of the parts.
 // Options: --ops N (default 30000), --reps N (default 15), --quick (3000 ops, 5 reps).
 // The chain is one thread's work (no op here is big enough to fork).
 #include <time.h>
@@ -23,9 +30,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/kernels.h"
 #include "core/ops.h"
 #include "core/random.h"
 
@@ -47,6 +56,21 @@ double median_cpu_ms(int reps, F f) {
   for (int i = 0; i < reps; ++i) {
     const double t0 = thread_cpu_ms();
     f();
+    t.push_back(thread_cpu_ms() - t0);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// The same, timing only `timed` in each run, after an untimed `setup` that returns its input.
+template <class S, class F>
+double median_cpu_ms(int reps, S setup, F timed) {
+  timed(setup());
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    auto in = setup();
+    const double t0 = thread_cpu_ms();
+    timed(std::move(in));
     t.push_back(thread_cpu_ms() - t0);
   }
   std::sort(t.begin(), t.end());
@@ -90,13 +114,44 @@ int main(int argc, char** argv) {
     sink += x.grad_data()[0];
     for (Tensor* p : {&x, &w, &b}) p->zero_grad();
   });
+  const double bwd = median_cpu_ms(reps, chain, [&](Tensor y) {
+    sum(y).backward();
+    sink += x.grad_data()[0];
+    for (Tensor* p : {&x, &w, &b}) p->zero_grad();
+  });
   const double alloc = median_cpu_ms(reps, [&] {
     for (int64_t i = 0; i < ops; ++i) sink += empty({1, 8}).numel();
   });
+  // The chain's kernels on fixed buffers: per step mul, add, tanh forward, and their
+  // backward kernels in reverse order, as the engine calls them.
+  std::vector<float> h(8, 0.5f), u(8), v(8), gy(8, 1.0f), gu(8), gv(8), gh(8), gw(8), gb(8);
+  const kernels::Broadcast same{{1, 8}, {1, 8}, {1, 8}};
+  const float* wd = std::as_const(w).data();  // read only: no version bump
+  const float* bd = std::as_const(b).data();
+  const double kernels_fwd = median_cpu_ms(reps, [&] {
+    for (int64_t s = 0; s < steps; ++s) {
+      kernels::binary_forward(u.data(), h.data(), wd, same, kernels::Binary::mul);
+      kernels::binary_forward(v.data(), u.data(), bd, same, kernels::Binary::add);
+      kernels::unary_forward(h.data(), v.data(), 8, kernels::Unary::tanh, 0.0f);
+    }
+    sink += h[0];
+  });
+  const double kernels_bwd = median_cpu_ms(reps, [&] {
+    for (int64_t s = 0; s < steps; ++s) {
+      kernels::unary_backward(gv.data(), gy.data(), v.data(), h.data(), 8, kernels::Unary::tanh, 0.0f);
+      kernels::binary_backward(gu.data(), gb.data(), gv.data(), u.data(), bd, same, kernels::Binary::add);
+      kernels::binary_backward(gh.data(), gw.data(), gu.data(), h.data(), wd, same, kernels::Binary::mul);
+    }
+    sink += gh[0];
+  });
   const double ns = 1e6 / double(ops);
-  std::printf("bench=op_overhead ops=%lld nograd_ns=%.0f record_ns=%.0f fwdbwd_ns=%.0f alloc_ns=%.0f"
-              " (per op, medians of %d; forward %.0f, recording %.0f, backward %.0f)\n",
-              static_cast<long long>(ops), nograd * ns, record * ns, fwdbwd * ns, alloc * ns, reps, nograd * ns,
-              (record - nograd) * ns, (fwdbwd - record) * ns);
+  std::printf("bench=op_overhead ops=%lld nograd_ns=%.0f record_ns=%.0f fwdbwd_ns=%.0f bwd_ns=%.0f alloc_ns=%.0f"
+              " kernels_fwd_ns=%.0f kernels_bwd_ns=%.0f (per op, medians of %d)\n",
+              static_cast<long long>(ops), nograd * ns, record * ns, fwdbwd * ns, bwd * ns, alloc * ns,
+              kernels_fwd * ns, kernels_bwd * ns, reps);
+  std::printf("parts per op: forward %.0f (allocation %.0f, kernel %.0f, checks and the rest %.0f), "
+              "recording %.0f, backward %.0f (gradient buffers ~%.0f, kernels %.0f, walk and dispatch %.0f)\n",
+              nograd * ns, alloc * ns, kernels_fwd * ns, (nograd - alloc - kernels_fwd) * ns, (record - nograd) * ns,
+              bwd * ns, alloc * ns, kernels_bwd * ns, (bwd - alloc - kernels_bwd) * ns);
   return sink == 12345.0f;  // never; reading sink keeps the loops
 }
