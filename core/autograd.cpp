@@ -57,7 +57,7 @@ void OpCall::take_inputs(const Tensor* inputs, size_t n) {
   if (engine_hook) engine_hook->op_started(*this);
 }
 
-Tensor OpCall::finish(Tensor y, BackwardFn backward) {
+Tensor OpCall::finish(Tensor y, BackwardFn backward, uint32_t reads) {
   Node& n = *y.node();
   n.op = op_;
   if (engine_hook) engine_hook->op_finished(*this, n, backward);
@@ -71,6 +71,13 @@ Tensor OpCall::finish(Tensor y, BackwardFn backward) {
     n.saved_versions.reserve(n.inputs.size() + 1);
     for (const NodePtr& in : n.inputs) n.saved_versions.push_back(in ? in->data.version() : 0);
     n.saved_versions.push_back(n.data.version());
+    // Who will read whose data (Tensor's destructor frees what nobody reads).
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (Node* in = n.inputs[i].get()) {
+        ++in->graph_links;
+        if (reads & reads_input(i)) ++in->data_readers;
+      }
+    if (reads & kReadsOutput) ++n.data_readers;
   }
   return y;
 }
@@ -105,7 +112,8 @@ void check_versions(const Node& n) {
   for (size_t i = 0; i < n.saved_versions.size(); ++i) {
     const bool own = i == n.inputs.size();
     const Node* t = own ? &n : n.inputs[i].get();
-    if (!t || t->data.version() == n.saved_versions[i]) continue;
+    // Freed data (no backward reads it, no handle can write it) has nothing to check.
+    if (!t || t->data_freed || t->data.version() == n.saved_versions[i]) continue;
     std::ostringstream which;
     if (own) which << "the output of '" << n.op << "' (shape " << shape_str(n.shape) << ")";
     else which << "input " << i << " of '" << n.op << "', " << describe(*t) << ",";

@@ -24,6 +24,20 @@
 
 namespace d2l {
 
+// What an op's backward reads besides the gradients: a bit per input (input i is bit i; the
+// inputs from 30 on share bit 30) and one for the op's own output. finish() records it so
+// the engine can free the data of a tensor that is still in the graph but that no backward
+// will read, once no Tensor handle refers to it (see Node::graph_links): a Linear's output
+// when a ReLU reads only its own output, a concatenation that dropout reads only through its
+// gradient. PyTorch's autograd frees the same tensors, since it keeps only what each backward
+// saved. Ops that say nothing read everything (kReadsAll), which is always correct.
+enum DataReads : uint32_t {
+  kReadsNothing = 0,
+  kReadsOutput = 1u << 31,
+  kReadsAll = ~0u,
+};
+constexpr uint32_t reads_input(size_t i) { return 1u << (i < 30 ? i : 30); }
+
 class OpCall {
  public:
   OpCall(const char* op, std::initializer_list<Tensor> inputs);
@@ -32,7 +46,7 @@ class OpCall {
   OpCall(const OpCall&) = delete;
   OpCall& operator=(const OpCall&) = delete;
   // Records y's history (if any input needs a gradient and grad mode is on) and returns y.
-  Tensor finish(Tensor y, BackwardFn backward);
+  Tensor finish(Tensor y, BackwardFn backward, uint32_t reads = kReadsAll);
   Tensor finish(Tensor y);  // for results no gradient flows through (masks, argmax, ...)
   bool needs_grad() const { return needs_grad_; }
   const char* name() const { return op_; }

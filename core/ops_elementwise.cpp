@@ -52,10 +52,17 @@ Tensor unary(const Tensor& x, kernels::Unary f, const char* name, float s = 0.0f
   OpCall op(name, {x});
   Tensor y = empty(x.shape());
   kernels::unary_forward(y.data(), x.data(), x.numel(), f, s);
-  return op.finish(y, [f, s](Node& node) {
-    if (float* dx = node.input_grad(0))
-      kernels::unary_backward(dx, node.grad.get(), node.input_data(0), node.data.get(), node.numel, f, s);
-  });
+  // relu's derivative is read from its output (y > 0 exactly when x > 0, NaN included), so
+  // its input, usually a Linear's output, is read by no backward and can be freed early.
+  const bool relu = f == kernels::Unary::relu;
+  return op.finish(
+      y,
+      [f, s, relu](Node& node) {
+        if (float* dx = node.input_grad(0))
+          kernels::unary_backward(dx, node.grad.get(), relu ? node.data.get() : node.input_data(0), node.data.get(),
+                                  node.numel, f, s);
+      },
+      relu ? kReadsOutput : kReadsAll);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ Tensor product(const char* name, const Tensor& a, const Tensor& b, bool ta, bool
   return op.finish(y, [ta, tb, batch, M, N, K](Node& node) {
     kernels::matmul_backward(node.input_grad(0), node.input_grad(1), node.grad.get(), node.input_data(0),
                              node.input_data(1), batch, M, N, K, ta, tb);
-  });
+  }, reads_input(0) | reads_input(1));
 }
 
 }  // namespace
@@ -74,7 +74,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return op.finish(y, [M, N, K](Node& node) {
     kernels::linear_backward(node.input_grad(0), node.input_grad(1), node.input_grad(2), node.grad.get(),
                              node.input_data(0), node.input_data(1), M, N, K);
-  });
+  }, reads_input(0) | reads_input(1));  // x and W; neither b nor y
 }
 
 }  // namespace d2l

@@ -32,7 +32,7 @@ Tensor dropout(const Tensor& x, float p, bool training) {
   kernels::dropout_forward(y.data(), x.data(), n, key, threshold, scale);
   return op.finish(y, [n, key, threshold, scale](Node& node) {
     if (float* dx = node.input_grad(0)) kernels::dropout_backward(dx, node.grad.get(), n, key, threshold, scale);
-  });
+  }, kReadsNothing);
 }
 
 // Layer normalisation (10.7, sec_transformer; Ba et al. 2016) over the trailing dims: x

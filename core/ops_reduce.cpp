@@ -42,7 +42,7 @@ Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const c
   kernels::sum_forward(y.data(), x.data(), p.outer, p.n, p.inner, scale);
   return op.finish(y, [p, scale](Node& node) {
     if (float* dx = node.input_grad(0)) kernels::sum_backward(dx, node.grad.get(), p.outer, p.n, p.inner, scale);
-  });
+  }, kReadsNothing);
 }
 
 }  // namespace

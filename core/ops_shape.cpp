@@ -181,7 +181,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
       if (float* dx = node.input_grad(k))
         for (int64_t o = 0; o < outer; ++o)
           for (int64_t j = 0; j < width[k]; ++j) dx[o * width[k] + j] += g[o * row + col + j];
-  });
+  }, kReadsNothing);
 }
 
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
@@ -324,7 +324,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
     if (float* dw = node.input_grad(0))
       for (size_t k = 0; k < idx.size(); ++k)
         for (int64_t j = 0; j < D; ++j) dw[idx[k] * D + j] += node.grad.get()[k * D + j];
-  });
+  }, kReadsNothing);
 }
 
 }  // namespace d2l

@@ -53,7 +53,7 @@ Tensor masked_softmax(const Tensor& X, const Tensor& valid_lens) {
   return op.finish(y, [B, Q, K, per_query, lens = std::move(lens)](Node& node) {
     if (float* dX = node.input_grad(0))
       kernels::masked_softmax_backward(dX, node.grad.get(), node.data.get(), lens.data(), B, Q, K, per_query);
-  });
+  }, kReadsOutput);
 }
 
 // d2l.sequence_mask: X (batch, maxlen, ...); steps t >= valid_len[b] along dim 1 are set to
@@ -82,7 +82,7 @@ Tensor softmax(const Tensor& x) {
   kernels::softmax_forward(y.data(), x.data(), R, C);
   return op.finish(y, [R, C](Node& node) {
     if (float* dx = node.input_grad(0)) kernels::softmax_backward(dx, node.grad.get(), node.data.get(), R, C);
-  });
+  }, kReadsOutput);
 }
 
 // log_softmax over the last dim: y = x − log Σ e^x, computed without overflow.

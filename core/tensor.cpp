@@ -77,6 +77,19 @@ Node::~Node() {
   }
 }
 
+// The data of a node in the graph that no backward reads, once only the graph holds the node
+// (every remaining reference is an op's input link, this handle going): nothing can read it
+// again, so it goes back to the allocator now rather than when backward frees the graph.
+// Not while a debug switch is on (the trace and numerics checks may look at any node), nor
+// once backward has run (the links it dropped are still counted).
+void Tensor::free_unread_data() {
+  Node& n = *node_;
+  if (n.data_freed || !n.backward_fn || engine_hook) return;
+  if (node_.use_count() != static_cast<long>(n.graph_links) + 1) return;
+  n.data = Storage();
+  n.data_freed = true;
+}
+
 float* Node::input_grad(size_t i) {
   Node* in = inputs[i].get();
   if (!in || !in->requires_grad) return nullptr;

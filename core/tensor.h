@@ -31,6 +31,15 @@ class Tensor {
  public:
   Tensor() = default;                       // an empty handle: defined() is false
   explicit Tensor(NodePtr node) : node_(std::move(node)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  // Dropping a handle (destruction or assignment) may free the data of a graph node that only
+  // the graph still holds and that no backward reads (free_unread_data, core/tensor.cpp).
+  Tensor& operator=(Tensor other) noexcept {
+    node_.swap(other.node_);
+    return *this;
+  }
+  ~Tensor();  // inline, after Node
 
   // --- shape -------------------------------------------------------------------------
   bool defined() const { return node_ != nullptr; }
@@ -73,6 +82,7 @@ class Tensor {
   const NodePtr& node_ptr() const { return node_; }
 
  private:
+  void free_unread_data();
   NodePtr node_;
 };
 
@@ -95,6 +105,13 @@ struct Node {
   // such a tensor: backward() then says that no graph was recorded, and why.
   bool made_without_grad = false;
   uint64_t visited = 0;             // the last backward pass that reached this node (run_backward)
+  // Memory: graph_links counts the recorded ops that hold this node as an input, and
+  // data_readers those of them (and this node's own backward) whose backward reads its data
+  // (OpCall::finish's `reads`). When the last Tensor handle goes and nothing reads the data,
+  // it is freed (data_freed) while the node stays in the graph for its gradient.
+  uint32_t graph_links = 0;
+  uint32_t data_readers = 0;
+  bool data_freed = false;
   std::string name;                 // a module parameter's name (Module sets it), for messages
   ~Node();                          // iterative: a deep chain must not recurse per node
 
@@ -105,6 +122,10 @@ struct Node {
   const Shape& input_shape(size_t i) const { return inputs[i]->shape; }
   float* grad_data();               // this node's own gradient (allocated zeroed if absent)
 };
+
+inline Tensor::~Tensor() {
+  if (node_ && node_->graph_links && !node_->data_readers) free_unread_data();
+}
 
 // --- creation (the book's torch.zeros, torch.ones, ...) --------------------------------
 NodePtr make_node();  // an empty Node, node and reference count in one block of the object pool

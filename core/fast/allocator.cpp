@@ -13,6 +13,16 @@
 // lock; each thread keeps at most kLocalMax blocks per class and hands the rest, and all of
 // them when it ends, to the shared lists. Larger blocks always use the shared lists, whose
 // lock costs nothing next to the work on a 64 KiB tensor.
+//
+// Bounded: when the shapes change (the last, smaller batch of an epoch, evaluation, a new
+// model), the blocks cached for the old shapes would sit idle beside the new ones, and a
+// training run with a partial last batch would keep two steps' worth of activations. So a
+// request for a large block that no list can serve first gives cached large blocks back to
+// the system, largest first, until at most kCacheKeep bytes stay cached. A steady training
+// loop never misses after its first step, so this costs nothing there. Blocks of kMapBytes
+// and more are mapped from the system directly (mmap/munmap), so what is given back leaves
+// the process: glibc serves such sizes from its heap once one was freed, and a free block in
+// the middle of the heap is never returned.
 
 #include <atomic>
 #include <cstddef>
@@ -20,6 +30,8 @@
 #include <mutex>
 #include <new>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include "core/fast/kernels.h"
 
@@ -31,6 +43,19 @@ constexpr size_t kAlign = 64;
 constexpr int kClasses = 4 * 44;       // 64 B << 43 is far beyond any machine's memory
 constexpr size_t kLocalBytes = 64 << 10;  // blocks up to this size are cached per thread
 constexpr size_t kLocalMax = 64;       // blocks per class and thread
+constexpr size_t kMapBytes = 1 << 20;  // blocks from this size on are mapped
+constexpr uint64_t kCacheKeep = uint64_t{64} << 20;  // shared cache kept on a miss
+
+// Memory from and back to the system.
+void* system_alloc(size_t bytes) {
+  if (bytes < kMapBytes) return std::aligned_alloc(kAlign, bytes);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;  // page-aligned, so 64-byte aligned
+}
+void system_free(void* p, size_t bytes) {
+  if (bytes < kMapBytes) std::free(p);
+  else munmap(p, bytes);
+}
 
 // The class of a block of `bytes` (> 0): the smallest 64 B · 2^k · (4 + q) / 4 that holds it.
 int size_class(size_t bytes) {
@@ -135,8 +160,16 @@ float* allocate_floats(size_t n) {
       return static_cast<float*>(p);
     }
     ++S.os_allocs;
+    // A miss: the shapes changed. Give back cached large blocks, largest first.
+    if (!L)
+      for (int k = kClasses - 1; k >= 0 && S.cached_bytes > kCacheKeep && class_bytes(k) > kLocalBytes; --k)
+        while (!S.lists[k].empty() && S.cached_bytes > kCacheKeep) {
+          system_free(S.lists[k].back(), class_bytes(k));
+          S.lists[k].pop_back();
+          S.cached_bytes -= class_bytes(k);
+        }
   }
-  void* p = std::aligned_alloc(kAlign, bytes);
+  void* p = system_alloc(bytes);
   if (!p) throw std::bad_alloc();
   return static_cast<float*>(p);
 }
@@ -176,10 +209,10 @@ void allocator_trim() {
   Shared& S = shared();
   std::lock_guard<std::mutex> lock(S.mu);
   for (int c = 0; c < kClasses; ++c) {
-    for (void* p : S.lists[c]) std::free(p);
+    for (void* p : S.lists[c]) system_free(p, class_bytes(c));
     S.lists[c].clear();
     if (!L) continue;
-    for (void* p : L->lists[c]) std::free(p);
+    for (void* p : L->lists[c]) system_free(p, class_bytes(c));
     L->lists[c].clear();
   }
   S.cached_bytes = 0;
