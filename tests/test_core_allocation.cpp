@@ -7,6 +7,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/check.h"
 #include "core/fast/kernels.h"
@@ -56,6 +57,69 @@ BOOST_AUTO_TEST_CASE(both_allocators_refuse_sizes_beyond_their_range) {
   BOOST_CHECK_THROW(fast::allocate_floats(SIZE_MAX / sizeof(float)), std::bad_alloc);
   BOOST_CHECK_THROW(reference::allocate_floats(SIZE_MAX / sizeof(float) - 1), std::bad_alloc);
   BOOST_CHECK_THROW(reference::allocate_floats(size_t{1} << 54), std::bad_alloc);
+}
+
+// The fast allocator keeps freed blocks for reuse, but a request none of them can serve (the
+// shapes changed) first gives cached large blocks back until at most 64 MiB stay cached.
+BOOST_AUTO_TEST_CASE(fast_allocator_gives_cached_blocks_back_on_a_miss) {
+  fast::allocator_trim();
+  const size_t n = size_t{2} << 20;  // 8 MiB of floats per block: mapped, never touched here
+  std::vector<float*> blocks;
+  for (int i = 0; i < 12; ++i) blocks.push_back(fast::allocate_floats(n));
+  for (float* p : blocks) fast::release_floats(p, n);
+  const uint64_t before = fast::allocator_stats().cached_bytes;
+  BOOST_TEST(before >= 12 * n * sizeof(float));  // 96 MiB cached: the same size would reuse them
+  float* p = fast::allocate_floats(n);           // a hit: nothing given back
+  BOOST_TEST(fast::allocator_stats().cached_bytes == before - n * sizeof(float));
+  fast::release_floats(p, n);
+  float* q = fast::allocate_floats(3 * n);  // another size class: a miss
+  const uint64_t after = fast::allocator_stats().cached_bytes;
+  BOOST_TEST(after <= (uint64_t{64} << 20));
+  BOOST_TEST(after >= (uint64_t{64} << 20) - n * sizeof(float));  // only down to the bound
+  fast::release_floats(q, 3 * n);
+  fast::allocator_trim();
+}
+
+// A graph node's data that no backward reads is freed once only the graph holds the node: a
+// Linear's output under a ReLU (relu's backward reads its own output). The gradients are
+// those of the same graph with the Linear's output kept alive by a handle.
+BOOST_AUTO_TEST_CASE(graph_frees_data_no_backward_reads_and_gradients_stay_the_same) {
+  const Tensor x0 = tensor({{1.0f, -2.0f, 0.5f}, {0.0f, 3.0f, -1.0f}});
+  const Tensor W0 = tensor({{0.5f, -1.0f, 2.0f}, {1.5f, 0.25f, -0.5f}});
+  auto leaf = [](const Tensor& t) {
+    Tensor c = t.detach();
+    c.requires_grad_();
+    return c;
+  };
+  Tensor x = leaf(x0), W = leaf(W0);
+  Tensor y = relu(linear(x, W, Tensor()));  // the Linear's output: no handle left
+  Node* lin = y.node()->inputs[0].get();
+  BOOST_TEST(lin->data_freed);
+  BOOST_TEST(!lin->data);
+  BOOST_TEST(!y.node()->data_freed);  // relu's output: its own backward reads it
+  sum(y * y).backward();
+
+  Tensor x2 = leaf(x0), W2 = leaf(W0);
+  const Tensor h = linear(x2, W2, Tensor());  // held: kept
+  Tensor y2 = relu(h);
+  BOOST_TEST(!h.node()->data_freed);
+  sum(y2 * y2).backward();
+  BOOST_TEST(y.to_vector() == y2.to_vector());
+  BOOST_TEST(x.grad().to_vector() == x2.grad().to_vector());
+  BOOST_TEST(W.grad().to_vector() == W2.grad().to_vector());
+  // By hand: h = x Wᵀ = [[3.5, 0.75], [-5, 1.25]]; d(Σ y²)/dh = 2 y where h > 0.
+  BOOST_TEST(y.to_vector() == std::vector<float>({3.5f, 0.75f, 0.0f, 1.25f}));
+  BOOST_TEST(W.grad().to_vector() == std::vector<float>({7.0f, -14.0f, 3.5f, 1.5f, 4.5f, -1.75f}));
+}
+
+// Data some backward reads stays, handle or not: relu's output read by the Linear after it.
+BOOST_AUTO_TEST_CASE(graph_keeps_data_a_backward_reads) {
+  Tensor x = tensor({{1.0f, -2.0f}});
+  x.requires_grad_();
+  const Tensor W = tensor({{1.0f, 1.0f}});
+  const Tensor y = linear(relu(x), W, Tensor());
+  BOOST_TEST(!y.node()->inputs[0]->data_freed);
+  BOOST_TEST(y.node()->inputs[0]->data.get()[0] == 1.0f);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
