@@ -13,8 +13,15 @@
 // OpenBLAS's rate: batch_size / openblas_ms. Batched products (bmm) are one OpenBLAS call per
 // matrix, the matrices shared among the threads with OpenBLAS on one thread each (how our
 // gemm_batched runs them); single products call OpenBLAS with all threads.
-// Usage: gemm_shapes [--model nli|seq2seq|mha|all] [--threads T] [--quick] [--cpu-time]
+// Usage: gemm_shapes [--model nli|seq2seq|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]
 // (--cpu-time: one thread, timed by its CPU time; for a machine that other jobs keep busy)
+// With --model nli (or all) the NLI model itself is timed too, in the same process: training
+// steps of DecomposableAttention (batch 256, 50 + 50 tokens, the shared SNLI set's vocabulary
+// of 2763 words, the book's sizes; forward, the summed cross-entropy, backward, Adam) as
+// train_ch13 times them, alternated with the GEMM limit's measurement (--rounds, default 3):
+//   bench=gemm_shapes model=nli_train threads=.. round=.. examples_per_sec=..
+//         openblas_limit_examples_per_sec=.. of_limit=..
+// and the medians over the rounds (round=median).
 #include <cblas.h>
 #include <time.h>
 
@@ -29,6 +36,10 @@
 #include <vector>
 
 #include "core/fast/gemm.h"
+#include "core/ops.h"
+#include "core/optim.h"
+#include "core/random.h"
+#include "layers/natural_language_inference_attention.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -185,7 +196,8 @@ Timing time_product(const Product& p, int threads, double budget) {
   return {median(to), median(tb)};
 }
 
-void run_model(const char* model, const std::vector<Product>& products, int64_t examples, int threads, double budget) {
+// Returns OpenBLAS's seconds for one step's products.
+double run_model(const char* model, const std::vector<Product>& products, int64_t examples, int threads, double budget) {
   double flop = 0, ours = 0, blas = 0;
   for (const Product& p : products) {
     const double f = 2.0 * p.batch * p.M * p.N * p.K;
@@ -207,6 +219,59 @@ void run_model(const char* model, const std::vector<Product>& products, int64_t 
                 flop * 1e-6 / examples, examples / blas, examples / ours);
   std::printf("\n");
   std::fflush(stdout);
+  return blas;
+}
+
+// Seconds per training step of the NLI model (the median of `steps` after one warm-up step),
+// timed from the forward to Adam's step, as train_ch13's timer.
+double nli_step_seconds(int threads, int steps) {
+#ifdef _OPENMP
+  omp_set_num_threads(threads);
+#endif
+  const int64_t batch = 256, T = 50, vocab = 2763;
+  d2l::manual_seed(0);
+  d2l::DecomposableAttention net(vocab, 100, 200);
+  d2l::Adam trainer(net.parameters(), 0.001f);
+  const d2l::Tensor premises = d2l::randint(0, vocab, {batch, T}), hypotheses = d2l::randint(0, vocab, {batch, T});
+  const d2l::Tensor labels = d2l::randint(0, 3, {batch});
+  net.train();
+  auto step = [&] {
+    trainer.zero_grad();
+    d2l::Tensor l = d2l::sum(d2l::softmax_cross_entropy(net(premises, hypotheses), labels));
+    l.backward();
+    trainer.step();
+  };
+  step();
+  std::vector<double> t;
+  for (int s = 0; s < steps; ++s) {
+    const double t0 = now();
+    step();
+    t.push_back(now() - t0);
+  }
+  return median(t);
+}
+
+// The NLI model against its GEMM limit, alternating the two measurements round by round.
+void run_nli_against_limit(int threads, double budget, int rounds, int steps) {
+  int64_t examples = 0;
+  const auto products = nli_products(&examples);
+  std::vector<double> ours, limit, ratio;
+  for (int r = 0; r < rounds; ++r) {
+    const double blas_s = run_model("nli", products, examples, threads, budget);
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));  // OpenBLAS's workers stop spinning
+    const double step_s = nli_step_seconds(threads, steps);
+    ours.push_back(examples / step_s);
+    limit.push_back(examples / blas_s);
+    ratio.push_back(ours.back() / limit.back());
+    std::printf("bench=gemm_shapes model=nli_train threads=%d round=%d examples_per_sec=%.1f"
+                " openblas_limit_examples_per_sec=%.1f of_limit=%.3f\n",
+                threads, r, ours.back(), limit.back(), ratio.back());
+    std::fflush(stdout);
+  }
+  std::printf("bench=gemm_shapes model=nli_train threads=%d round=median examples_per_sec=%.1f"
+              " openblas_limit_examples_per_sec=%.1f of_limit=%.3f\n",
+              threads, median(ours), median(limit), median(ratio));
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -215,24 +280,22 @@ int main(int argc, char** argv) {
   std::string model = "all";
   int threads = 0;
   double budget = 0.4;
+  int rounds = 3, steps = 10;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--model") && i + 1 < argc) model = argv[++i];
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--quick")) budget = 0.05;
+    else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--quick")) budget = 0.05, rounds = 1, steps = 2;
     else if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
     else {
-      std::fprintf(stderr, "usage: %s [--model nli|seq2seq|mha|all] [--threads T] [--quick] [--cpu-time]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--model nli|seq2seq|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]\n", argv[0]);
       return 2;
     }
   }
   if (g_cpu_time) threads = 1;  // a thread's CPU time says nothing about the others
   std::vector<int> thread_counts = threads > 0 ? std::vector<int>{threads} : std::vector<int>{1, 2};
   for (int t : thread_counts) {
-    if (model == "nli" || model == "all") {
-      int64_t examples = 0;
-      const auto products = nli_products(&examples);
-      run_model("nli", products, examples, t, budget);
-    }
+    if (model == "nli" || model == "all") run_nli_against_limit(t, budget, rounds, steps);
     if (model == "seq2seq" || model == "all") run_model("seq2seq", seq2seq_products(), 0, t, budget);
     if (model == "mha" || model == "all") run_model("mha", mha_products(), 0, t, budget);
     if (model == "square")
