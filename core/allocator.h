@@ -26,6 +26,13 @@ struct AllocatorStats {  // of the build's tier
   uint64_t cached_bytes = 0;  // bytes sitting on free lists now
 };
 AllocatorStats allocator_stats();
+
+// Tests of running out of memory: while a hook is set, allocate_floats asks it first and
+// throws std::bad_alloc, as a system with no memory left would, for every size it refuses.
+// Asking the real system for more than it has is no test: whether it says no depends on the
+// machine (its memory, its overcommit policy, a sanitizer's limits). Null: no hook.
+using AllocationFailureHook = bool (*)(size_t n_floats);  // true: refuse
+void set_allocation_failure_hook(AllocationFailureHook hook);
 void allocator_trim();    // return every cached block to the system (fast tier)
 
 void* allocate_object(size_t bytes);           // 16-byte aligned, contents undefined

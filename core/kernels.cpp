@@ -3,6 +3,9 @@
 // FAST=0` with D2L_FAST=0 (core/reference/); nothing else in the library depends on it.
 #include "core/kernels.h"
 
+#include <atomic>
+#include <new>
+
 #include "core/allocator.h"
 #include "core/fast/kernels.h"
 #include "core/reference/kernels.h"
@@ -19,8 +22,16 @@ namespace tier = fast;
 namespace tier = reference;
 #endif
 
-// Tensor memory (core/allocator.h) comes from the same tier.
-float* allocate_floats(size_t n) { return tier::allocate_floats(n); }
+// Tensor memory (core/allocator.h) comes from the same tier, after the failure hook.
+namespace {
+std::atomic<AllocationFailureHook> failure_hook{nullptr};
+}  // namespace
+void set_allocation_failure_hook(AllocationFailureHook hook) { failure_hook.store(hook); }
+float* allocate_floats(size_t n) {
+  const AllocationFailureHook refuse = failure_hook.load(std::memory_order_relaxed);
+  if (refuse && refuse(n)) throw std::bad_alloc();
+  return tier::allocate_floats(n);
+}
 void release_floats(float* p, size_t n) { tier::release_floats(p, n); }
 AllocatorStats allocator_stats() { return tier::allocator_stats(); }
 void allocator_trim() { tier::allocator_trim(); }

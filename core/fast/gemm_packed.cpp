@@ -44,6 +44,8 @@ struct Scratch {
   float* reserve(size_t n) {
     if (n > cap) {
       std::free(p);
+      p = nullptr;  // if the allocation below fails, the next call must not free p again
+      cap = 0;
       const size_t bytes = ((n * sizeof(float) + 63) / 64) * 64;
       p = static_cast<float*>(std::aligned_alloc(64, bytes));
       if (!p) throw std::bad_alloc();
