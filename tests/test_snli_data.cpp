@@ -602,6 +602,16 @@ BOOST_AUTO_TEST_CASE(glove_byte_order_mark_and_crlf) {
   const d2l::TokenEmbedding e(tmp.write("bom.txt", "\xEF\xBB\xBFthe 1 2\r\nman 3 4\r\n"));
   BOOST_TEST(e.idx_to_token == (std::vector<std::string>{"<unk>", "the", "man"}), boost::test_tools::per_element());
   BOOST_TEST(e.lookup({"the", "man"}) == (std::vector<float>{1, 2, 3, 4}), boost::test_tools::per_element());
+  // A "count dim" header prepended to a file with a mark, or blank lines before it: the mark
+  // opens the first vector line (it stuck to "the", which then looked up the zeros).
+  const d2l::TokenEmbedding h(tmp.write("header.vec", "2 3\n\xEF\xBB\xBFthe 0e3 1 2\nman 3 4 5\n"));
+  BOOST_TEST(h.idx_to_token == (std::vector<std::string>{"<unk>", "the", "man"}), boost::test_tools::per_element());
+  BOOST_TEST(h.lookup({"the"}) == (std::vector<float>{0, 1, 2}), boost::test_tools::per_element());
+  const d2l::TokenEmbedding b(tmp.write("blank.txt", "\n\xEF\xBB\xBF\n\xEF\xBB\xBFthe 1\n"));
+  BOOST_TEST(b.idx_to_token == (std::vector<std::string>{"<unk>", "the"}), boost::test_tools::per_element());
+  // Past the first vector, U+FEFF is part of a word, as in the book's reader.
+  const d2l::TokenEmbedding later(tmp.write("later.txt", "a 1\n\xEF\xBB\xBF" "b 2\n"));
+  BOOST_TEST(later.token_to_idx.count("\xEF\xBB\xBF" "b") == 1u);
   // A file of tabs holds no vectors: an error, not an empty table.
   BOOST_CHECK_EXCEPTION(d2l::TokenEmbedding(tmp.write("tabs.txt", "\t\t\n\t\n")), std::invalid_argument,
                         message_has({"[TokenEmbedding]", "tabs.txt", "no vectors"}));

@@ -33,8 +33,14 @@ TokenEmbedding::TokenEmbedding(const std::string& path) {
   int64_t lineno = 0;
   while (std::getline(in, line)) {
     ++lineno;
-    // A byte-order mark (Windows editors write one) would stick to the first word.
-    if (lineno == 1) strip_utf8_bom(line);
+    // A byte-order mark (Windows editors write one) would stick to the first word: drop it
+    // from the start of every line up to the first vector. That is the start of the file, and
+    // also the first vector line after a fastText "count dim" header or blank lines: a header
+    // prepended to a GloVe file saved with a mark (`cat header.txt glove.txt`) puts the mark
+    // there, and the user means the word "the", not an invisible character before it. Later
+    // lines keep the bytes: U+FEFF inside a vocabulary is a character like any other, and the
+    // book's reader keeps it too.
+    if (idx_to_token.size() == 1) strip_utf8_bom(line);
     // The book's line.rstrip().split(' '): trailing spaces, '\r' and '\n' go, and single
     // spaces separate the fields (two spaces in a row make an empty, non-numeric field).
     const size_t end = line.find_last_not_of(" \t\r\n\f\v");
