@@ -201,5 +201,16 @@ void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
   for_each_broadcast(x_shape, y_shape, x_shape, [&](int64_t i, int64_t iy, int64_t) { dx[i] += dy[iy]; });
 }
 
+
+// Comparisons check a training loop's numbers and sit on no model's hot path: the plain
+// loops of core/reference/elementwise.cpp.
+void compare_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Compare op) {
+  reference::compare_forward(y, a, b, shapes, op);
+}
+void isclose_forward(float* y, const float* a, const float* b, const Broadcast& shapes, float rtol, float atol,
+                     bool equal_nan) {
+  reference::isclose_forward(y, a, b, shapes, rtol, atol, equal_nan);
+}
+
 }  // namespace fast
 }  // namespace d2l

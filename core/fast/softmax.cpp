@@ -115,5 +115,15 @@ void log_softmax_backward(float* dx, const float* dy, const float* y, int64_t R,
   });
 }
 
+
+// sequence_mask is a copy with a test per step: the plain loops of core/reference/softmax.cpp.
+void sequence_mask_forward(float* y, const float* X, const int64_t* valid_len, int64_t B, int64_t T, int64_t I,
+                           float value) {
+  reference::sequence_mask_forward(y, X, valid_len, B, T, I, value);
+}
+void sequence_mask_backward(float* dX, const float* dy, const int64_t* valid_len, int64_t B, int64_t T, int64_t I) {
+  reference::sequence_mask_backward(dX, dy, valid_len, B, T, I);
+}
+
 }  // namespace fast
 }  // namespace d2l
