@@ -1,6 +1,7 @@
 // core/reference/nn.cpp — dropout, layer norm and softmax cross-entropy as plain loops.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/random.h"
 #include "core/reference/kernels.h"
@@ -59,22 +60,15 @@ void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* dy
   }
 }
 
-// loss = log Σ_c e^{z_c} − z_label, with the row's max m taken out of the exponents as in
-// softmax: (m − z_label) + log Σ e^{z − m}, summed in that order to keep log's digits.
+// nn.CrossEntropyLoss (reduction='none'): loss = −log softmax(z)[label], with the
+// probabilities kept for backward. The log comes from log_softmax, not from the log of
+// prob: a probability that rounds to 0 would make the loss inf.
 void softmax_cross_entropy_forward(float* loss, float* prob, const float* logits, const int64_t* label, int64_t R,
                                    int64_t C) {
-  for (int64_t r = 0; r < R; ++r) {
-    const float* z = logits + r * C;
-    float* p = prob + r * C;
-    float m = -INFINITY, s = 0.0f;
-    for (int64_t c = 0; c < C; ++c) m = std::max(m, z[c]);
-    for (int64_t c = 0; c < C; ++c) {
-      p[c] = std::exp(z[c] - m);
-      s += p[c];
-    }
-    for (int64_t c = 0; c < C; ++c) p[c] /= s;
-    loss[r] = (m - z[label[r]]) + std::log(s);
-  }
+  softmax_forward(prob, logits, R, C);
+  std::vector<float> log_prob(static_cast<size_t>(R * C));
+  log_softmax_forward(log_prob.data(), logits, R, C);
+  for (int64_t r = 0; r < R; ++r) loss[r] = 0.0f - log_prob[r * C + label[r]];  // 0 − x: a zero loss is +0, not −0
 }
 
 // ∂loss/∂z_c = softmax(z)_c − [c == label].
