@@ -1,14 +1,11 @@
 // core/autograd.cpp — the engine: the dispatch point every op passes through (recording the
 // graph) and the backward pass over it. Trace, profile, numerics checks and the DOT writer
-// are in core/debug.cpp, reached only through engine_hook.
+// are in core/debug.cpp, reached only through engine_hook; the checks backward makes, with
+// their messages, in core/autograd_checks.cpp.
 #include "core/autograd.h"
 
 #include <atomic>
-#include <sstream>
-#include <string>
 #include <utility>
-
-#include "core/module.h"  // parameter_name, for the messages
 
 namespace d2l {
 namespace {
@@ -86,50 +83,8 @@ Tensor OpCall::finish(Tensor y) { return finish(std::move(y), nullptr); }
 
 // --- the backward pass ---------------------------------------------------------------------
 
-namespace {
-
-// "parameter 'dense.weight' of shape (10, 32)", "a leaf of shape (2, 4)", "the output of
-// 'softmax' of shape (2, 4)".
-std::string describe(const Node& t) {
-  std::ostringstream os;
-  // The registered path while its modules live ("encoder.embedding.weight", core/module.h),
-  // else the name the last named_parameters() call recorded.
-  const std::string registered = parameter_name(&t);
-  const std::string& name = registered.empty() ? t.name : registered;
-  if (!name.empty()) os << "parameter '" << name << "'";
-  else if (std::string(t.op) == "leaf") os << "a leaf tensor";
-  else os << "the output of '" << t.op << "'";
-  os << " of shape " << shape_str(t.shape);
-  return os.str();
-}
-
-// PyTorch's check ("one of the variables needed for gradient computation has been modified
-// by an inplace operation"): every tensor an op read, and the output it wrote, must still
-// hold the data the op saw, since its backward computes from them. PyTorch checks only the
-// tensors each backward saves; checking all of them is simpler to state and refuses a few
-// programs PyTorch accepts (a tensor only an addition read, written before backward).
-void check_versions(const Node& n) {
-  for (size_t i = 0; i < n.saved_versions.size(); ++i) {
-    const bool own = i == n.inputs.size();
-    const Node* t = own ? &n : n.inputs[i].get();
-    // Freed data (no backward reads it, no handle can write it) has nothing to check.
-    if (!t || t->data_freed || t->data.version() == n.saved_versions[i]) continue;
-    std::ostringstream which;
-    if (own) which << "the output of '" << n.op << "' (shape " << shape_str(n.shape) << ")";
-    else which << "input " << i << " of '" << n.op << "', " << describe(*t) << ",";
-    fail("backward", which.str(), " was written after '", n.op, "' ", own ? "computed" : "read",
-         " it (data version ", t->data.version(), ", '", n.op, "' saw ", n.saved_versions[i],
-         "), so its gradient would be computed from the new values. Write to a tensor before the forward that ",
-         "uses it or after backward() (e.g. optimizer.step() after loss.backward()), not in between");
-  }
-}
-
-}  // namespace
-
 void run_backward(const NodePtr& root) {
-  // A freed node has no inputs left, like a leaf, so only its flag tells the two apart.
-  check(!root->freed, "backward", "the graph behind this tensor (made by '", root->op, "', shape ", root->shape,
-        ") was already freed by an earlier backward()");
+  check_not_freed(*root);
   // Topological order by an iterative depth-first search (no recursion: a 250-epoch RNN
   // graph can be thousands of nodes deep). order ends up with every node after its inputs.
   // Each pass has its own number, and a node's `visited` field holds the last pass that
@@ -151,10 +106,7 @@ void run_backward(const NodePtr& root) {
     auto& [node, next] = stack.back();
     if (next < (*node)->inputs.size()) {
       const NodePtr& in = (*node)->inputs[next++];
-      // A freed input would silently stop the gradient there (its own inputs are unlinked).
-      if (in && in->freed)
-        fail("backward", "input ", in->shape, " of '", (*node)->op, "' (made by '", in->op,
-             "') was freed by an earlier backward() through it");
+      if (in) check_input_not_freed(**node, *in);
       if (in && in->requires_grad && in->backward_fn && in->visited != pass) {
         in->visited = pass;
         stack.push_back({&in, 0});

@@ -107,5 +107,11 @@ extern const EngineHook* engine_hook;  // defined in core/debug.cpp (so it is al
 
 // --- internal: used by Tensor::backward ----------------------------------------------------
 void run_backward(const NodePtr& root);  // root->grad must already hold d(loss)/d(root)
+// run_backward's refusals, each an std::invalid_argument naming the op and the tensor
+// (core/autograd_checks.cpp): a graph an earlier backward() freed, and a tensor written
+// after an op read it (its data version differs from the one the op saw).
+void check_not_freed(const Node& root);
+void check_input_not_freed(const Node& node, const Node& in);
+void check_versions(const Node& n);
 
 }  // namespace d2l
