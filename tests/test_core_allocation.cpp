@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(a_tensor_the_system_refuses_names_op_shape_and_bytes) {
   }
   // A gradient: the forward pass fitted, the machine filled up before backward.
   const Tensor x = ones({1024, 1024}).requires_grad_();
-  const Tensor loss = sum(x * 2.0f);
+  Tensor loss = sum(x * 2.0f);
   {
     RefuseAllocationsFrom full(1 << 20);
     BOOST_CHECK_EXCEPTION(loss.backward(), OutOfMemory,
