@@ -73,8 +73,9 @@ CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))
 CHAPTERS  := $(CHAPTER_NAMES:%=$(BUILD)/chapters/%)
 CLI_TOOLS := $(patsubst tools/cli/%.cpp,$(BUILD)/tools/%,$(CLI_MAIN))
 # SUITES='core_* sec_*' builds and runs a test binary of those suites alone (the files
-# tests/test_<suite>.cpp, named after their suites) and none of the programs: the sanitizer
-# pass of .ci/run uses it. Empty (the default): the whole suite.
+# tests/test_<suite>.cpp, named after their suites), with the small tools of tools/cli/ that
+# core_debug runs, but no chapter programs: the sanitizer pass of .ci/run uses it. Empty
+# (the default): the whole suite.
 SUITES    ?=
 TEST_SRC  := $(if $(SUITES),tests/main.cpp $(sort $(wildcard $(SUITES:%=tests/test_%.cpp))),$(wildcard tests/*.cpp))
 TEST_OBJ  := $(TEST_SRC:%.cpp=$(OBJ)/%.o)
@@ -131,7 +132,7 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 # The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
 # closing "N passed, N failed[, N skipped]" line.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
-test: $(if $(SUITES),$(LIB),all) $(TEST_BIN)
+test: $(if $(SUITES),$(LIB) $(CLI_TOOLS),all) $(TEST_BIN)
 	@echo "[make] running $(TEST_BIN)$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
 	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) \
 	    >$(TEST_LOG) 2>&1; rc=$$?; \
