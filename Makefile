@@ -148,10 +148,13 @@ test-serial:
 
 # Library, tests and chapters with AddressSanitizer + UBSan, then the suite under them. The
 # flags go through the environment so the child's `?=`/`+=` lines still add -std=c++17 etc.
+# -g1 (line tables) is enough for the reports' file:line stacks and compiles in about 60% of
+# -g's time; the test files compile at -O0 (under both sanitizers Boost.Test's macros take
+# five times longer at -O1), the library at -O1.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 asan:
-	CXXFLAGS="$(SAN) -O1 -g" LDFLAGS="$(SAN)" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=$(BUILD)-asan test
+	CXXFLAGS="$(SAN) -O1 -g1" LDFLAGS="$(SAN)" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=$(BUILD)-asan TEST_OPT=-O0 test
 
 # libFuzzer targets tests/fuzz/fuzz_*.cpp (clang: tools/scripts/install_deps.sh --fuzz), each
 # run for FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/.
