@@ -609,6 +609,9 @@ BOOST_AUTO_TEST_CASE(glove_byte_order_mark_and_crlf) {
   BOOST_TEST(h.lookup({"the"}) == (std::vector<float>{0, 1, 2}), boost::test_tools::per_element());
   const d2l::TokenEmbedding b(tmp.write("blank.txt", "\n\xEF\xBB\xBF\n\xEF\xBB\xBFthe 1\n"));
   BOOST_TEST(b.idx_to_token == (std::vector<std::string>{"<unk>", "the"}), boost::test_tools::per_element());
+  // Two marks in a row (found by fuzz_glove): both go.
+  const d2l::TokenEmbedding twice(tmp.write("twice.txt", "\xEF\xBB\xBF\xEF\xBB\xBFthe 1 2\r\nman 0 2\r\n"));
+  BOOST_TEST(twice.idx_to_token == (std::vector<std::string>{"<unk>", "the", "man"}), boost::test_tools::per_element());
   // Past the first vector, U+FEFF is part of a word, as in the book's reader.
   const d2l::TokenEmbedding later(tmp.write("later.txt", "a 1\n\xEF\xBB\xBF" "b 2\n"));
   BOOST_TEST(later.token_to_idx.count("\xEF\xBB\xBF" "b") == 1u);
