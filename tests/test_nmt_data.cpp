@@ -216,6 +216,9 @@ BOOST_AUTO_TEST_CASE(crlf_and_byte_order_mark_do_not_stick_to_tokens) {
   TempFile plain(lf, "lf"), windows(crlf, "crlf"), mac(cr, "cr");
   BOOST_TEST(d2l::read_data_nmt(windows.path) == lf);
   BOOST_TEST(d2l::read_data_nmt(mac.path) == lf);
+  // Two marks in a row (found by fuzz_nmt): both go.
+  TempFile twice("\xEF\xBB\xBF\xEF\xBB\xBF" + lf, "twice");
+  BOOST_TEST(d2l::read_data_nmt(twice.path) == lf);
   const d2l::NmtData want = d2l::load_data_nmt(2, 6, 600, plain.path);
   for (const std::string& path : {windows.path, mac.path}) {
     BOOST_TEST_CONTEXT(path) {

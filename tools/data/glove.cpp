@@ -39,11 +39,8 @@ TokenEmbedding::TokenEmbedding(const std::string& path) {
     // prepended to a GloVe file saved with a mark (`cat header.txt glove.txt`) puts the mark
     // there, and the user means the word "the", not an invisible character before it. Later
     // lines keep the bytes: U+FEFF inside a vocabulary is a character like any other, and the
-    // book's reader keeps it too. Repeated marks go as well: a file saved with a mark by two
-    // tools in turn, or two marked files concatenated, starts with two.
-    if (idx_to_token.size() == 1)
-      while (strip_utf8_bom(line)) {
-      }
+    // book's reader keeps it too.
+    if (idx_to_token.size() == 1) strip_utf8_bom(line);
     // The book's line.rstrip().split(' '): trailing spaces, '\r' and '\n' go, and single
     // spaces separate the fields (two spaces in a row make an empty, non-numeric field).
     const size_t end = line.find_last_not_of(" \t\r\n\f\v");

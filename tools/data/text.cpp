@@ -23,9 +23,10 @@ std::string read_text_file(const std::string& path, const char* op, const std::s
 }
 
 bool strip_utf8_bom(std::string& s) {
-  if (s.compare(0, 3, "\xEF\xBB\xBF") != 0) return false;
-  s.erase(0, 3);
-  return true;
+  size_t n = 0;
+  while (s.compare(n, 3, "\xEF\xBB\xBF") == 0) n += 3;
+  s.erase(0, n);
+  return n > 0;
 }
 
 std::string normalize_text(std::string text) {

@@ -20,7 +20,9 @@ std::string read_text_file(const std::string& path, const char* op, const std::s
 // "\r\n" or lone "\r" becomes "\n" (Python's universal newlines). Without this a file saved
 // on Windows leaves '\r' on the last token of each line and the mark on the first token.
 std::string normalize_text(std::string text);
-bool strip_utf8_bom(std::string& s);  // drops a leading EF BB BF; true if there was one
+// Drops the leading EF BB BF marks, a repeated one too (a file marked by two tools in turn,
+// or two marked files concatenated, starts with two); true if there was one.
+bool strip_utf8_bom(std::string& s);
 
 // Throws "[validate_utf8] file:line: invalid UTF-8 at byte B (0x..)" unless `s` is
 // well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF), the same
