@@ -85,24 +85,6 @@ uint32_t decode_at(const std::string& s, size_t i, size_t n) {
   return cp;
 }
 
-void encode(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 // Unicode's simple lowercase mapping (what Python's str.lower applies) for the blocks
 // text.h lists. In Latin Extended-A capitals and small letters alternate, the capital
 // first; the parity flips at U+0139 and again at U+0179 because U+0138 (ĸ) and U+0149 (ŉ)
@@ -171,13 +153,31 @@ std::string lower_utf8(const std::string& s) {
     const uint32_t cp = decode_at(s, i, n);
     if (cp == 0x130) {  // İ -> i + U+0307 COMBINING DOT ABOVE, as Python does
       out += 'i';
-      encode(0x307, out);
+      append_utf8(out, 0x307);
     } else {
-      encode(lower_cp(cp), out);
+      append_utf8(out, lower_cp(cp));
     }
     i += n;
   }
   return out;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
 }
 
 }  // namespace d2l

@@ -23,6 +23,8 @@ std::string normalize_text(std::string text);
 // Drops the leading EF BB BF marks, a repeated one too (a file marked by two tools in turn,
 // or two marked files concatenated, starts with two); true if there was one.
 bool strip_utf8_bom(std::string& s);
+// Appends code point cp (at most U+10FFFF) to out as UTF-8.
+void append_utf8(std::string& out, uint32_t cp);
 
 // Throws "[validate_utf8] file:line: invalid UTF-8 at byte B (0x..)" unless `s` is
 // well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF), the same
