@@ -94,14 +94,15 @@ tools: $(CLI_TOOLS)    # the programs of tools/cli/ only
 
 # Objects mirror the source tree under $(OBJ)/ (the tier's core/kernels.o under
 # $(BUILD)/obj/); programs link the one library.
+define compile
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$<)
+	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
+endef
 $(OBJ)/%.o: %.cpp
-	@mkdir -p $(dir $@)
-	$(call say,CXX,$<)
-	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
+	$(compile)
 $(BUILD)/obj/core/kernels.o: core/kernels.cpp
-	@mkdir -p $(dir $@)
-	$(call say,CXX,$<)
-	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
+	$(compile)
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
