@@ -14,7 +14,8 @@
 //   y, x (n)                  y = f(x); relu keeps a NaN (max(x, 0) would hide it as 0);
 //                             abs' derivative is sign(x), 0 at 0 and for NaN (PyTorch's choice)
 void unary_forward(float* y, const float* x, int64_t n, Unary f, float s);
-//   dx, dy, x, y (n)          dx += dy f'(x), where f' may use the output y (exp: f' = y)
+//   dx, dy, x, y (n)          dx += dy f'(x), where f' may use the output y (exp: f' = y);
+//                             x may be null when derivative_reads(f) says f' does not read it
 void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s);
 // Broadcast shapes: out the result's, a and b the inputs'.
 //   y (out), a (a), b (b)     y = a op b
@@ -22,6 +23,7 @@ void binary_forward(float* y, const float* a, const float* b, const Broadcast& s
 //   da (a), db (b), dy (out), a (a), b (b)
 //   add: da += dy, db += dy; sub: db -= dy; mul: da += dy b, db += dy a; div: da += dy / b,
 //   db -= dy a / b². A broadcast input element receives the sum over every output it fed.
+//   add and sub read neither a nor b (either may then be null: freed, see core/autograd.h)
 void binary_backward(float* da, float* db, const float* dy, const float* a, const float* b, const Broadcast& shapes,
                      Binary op);
 // --- comparisons (ops_compare.cpp) ----------------------------------------------------------

@@ -35,6 +35,23 @@ const char* tier_name();  // "fast" or "reference": the tier this build calls
 // unary_forward / unary_backward: y = f(x).
 enum class Unary { add_scalar, mul_scalar, rsub_scalar, rdiv_scalar, neg, exp, log, pow, sqrt, tanh, sigmoid, relu,
                    sin, cos, abs };
+// What unary_backward computes f' from. Written with the output y where that is simplest,
+// f' often needs no x at all: exp (f' = y), sqrt (1 / 2y), tanh (1 − y²), sigmoid (y (1 − y))
+// and relu (1 where y > 0: y > 0 exactly when x > 0, and a NaN stays NaN in y) read y only;
+// the shifts, scalings and neg have a constant f'. The op then passes x = nullptr and tells
+// the engine its input is read by no backward, so that tensor can be freed early (a
+// Linear's output under a ReLU; core/autograd.h, DataReads).
+enum class DerivativeReads { nothing, output, input_and_output };
+constexpr DerivativeReads derivative_reads(Unary f) {
+  switch (f) {
+    case Unary::add_scalar: case Unary::mul_scalar: case Unary::rsub_scalar: case Unary::neg:
+      return DerivativeReads::nothing;
+    case Unary::exp: case Unary::sqrt: case Unary::tanh: case Unary::sigmoid: case Unary::relu:
+      return DerivativeReads::output;
+    default:  // rdiv_scalar (−y / x), log, pow, sin, cos, abs
+      return DerivativeReads::input_and_output;
+  }
+}
 // binary_forward / binary_backward: y = a op b.
 enum class Binary { add, sub, mul, div };
 // compare_forward: y = 1 where a op b holds.

@@ -39,30 +39,36 @@ Tensor binary(const Tensor& a, const Tensor& b, kernels::Binary kind, const char
   kernels::binary_forward(y.data(), a.data(), b.data(), shapes, kind);
   // The closure keeps only `kind`: the shapes are the node's and its inputs' own, so it fits
   // inside the node (core/backward_fn.h) instead of holding three more Shapes.
-  return op.finish(y, [kind](Node& node) {
-    const kernels::Broadcast shapes{node.shape, node.input_shape(0), node.input_shape(1)};
-    kernels::binary_backward(node.input_grad(0), node.input_grad(1), node.grad.get(), node.input_data(0),
-                             node.input_data(1), shapes, kind);
-  });
+  // What that backward reads (the formulas above): add and sub only the gradient, mul and
+  // div their two inputs, none of them the output, which may then be freed early.
+  const bool passes_through = kind == kernels::Binary::add || kind == kernels::Binary::sub;
+  return op.finish(
+      y,
+      [kind](Node& node) {
+        const kernels::Broadcast shapes{node.shape, node.input_shape(0), node.input_shape(1)};
+        kernels::binary_backward(node.input_grad(0), node.input_grad(1), node.grad.get(), node.input_data(0),
+                                 node.input_data(1), shapes, kind);
+      },
+      passes_through ? kReadsNothing : reads_input(0) | reads_input(1));
 }
 
 // y = f(x) element by element (s: the scalar of the scalar forms, or pow's exponent);
-// backward dx += dy f'(x), the kernel computing f' from x and the output y.
+// backward dx += dy f'(x), the kernel computing f' from x and the output y, or from y alone
+// (kernels::derivative_reads): then x is not kept for the backward and may be freed early.
 Tensor unary(const Tensor& x, kernels::Unary f, const char* name, float s = 0.0f) {
   OpCall op(name, {x});
   Tensor y = empty(x.shape());
   kernels::unary_forward(y.data(), x.data(), x.numel(), f, s);
-  // relu's derivative is read from its output (y > 0 exactly when x > 0, NaN included), so
-  // its input, usually a Linear's output, is read by no backward and can be freed early.
-  const bool relu = f == kernels::Unary::relu;
+  const kernels::DerivativeReads reads = kernels::derivative_reads(f);
+  const bool reads_x = reads == kernels::DerivativeReads::input_and_output;
   return op.finish(
       y,
-      [f, s, relu](Node& node) {
+      [f, s, reads_x](Node& node) {
         if (float* dx = node.input_grad(0))
-          kernels::unary_backward(dx, node.grad.get(), relu ? node.data.get() : node.input_data(0), node.data.get(),
+          kernels::unary_backward(dx, node.grad.get(), reads_x ? node.input_data(0) : nullptr, node.data.get(),
                                   node.numel, f, s);
       },
-      relu ? kReadsOutput : kReadsAll);
+      reads_x ? kReadsAll : reads == kernels::DerivativeReads::output ? kReadsOutput : kReadsNothing);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 // memory" far from its cause).
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <new>
 #include <stdexcept>
@@ -147,6 +148,30 @@ BOOST_AUTO_TEST_CASE(graph_frees_data_no_backward_reads_and_gradients_stay_the_s
   // By hand: h = x Wᵀ = [[3.5, 0.75], [-5, 1.25]]; d(Σ y²)/dh = 2 y where h > 0.
   BOOST_TEST(y.to_vector() == std::vector<float>({3.5f, 0.75f, 0.0f, 1.25f}));
   BOOST_TEST(W.grad().to_vector() == std::vector<float>({7.0f, -14.0f, 3.5f, 1.5f, 4.5f, -1.75f}));
+}
+
+// The unary ops say what their derivative reads (kernels::derivative_reads): x * 2 reads
+// nothing, tanh only its output, log its input. So in tanh(2 h) neither h nor 2 h is kept,
+// while log keeps its input; the gradients equal those of the graph with every tensor held.
+BOOST_AUTO_TEST_CASE(unary_ops_keep_only_what_their_derivative_reads) {
+  const Tensor x0 = tensor({{0.5f, -1.0f}, {2.0f, 0.25f}});
+  Tensor x = x0.detach(), x2 = x0.detach();
+  x.requires_grad_();
+  x2.requires_grad_();
+  Tensor y = tanh(mul(x * x, 2.0f));
+  Node* scaled = y.node()->inputs[0].get();
+  BOOST_TEST(scaled->data_freed);                  // 2 x²: tanh's backward reads tanh's output
+  BOOST_TEST(scaled->inputs[0]->data_freed);       // x²: the scaling's derivative is the constant 2
+  Tensor z = log(x * x + 1.0f);
+  BOOST_TEST(!z.node()->inputs[0]->data_freed);    // x² + 1: log's derivative is 1 / x
+  sum(y + z).backward();
+
+  const Tensor sq = x2 * x2, scaled2 = mul(sq, 2.0f), shifted = sq + 1.0f;  // held: kept
+  sum(tanh(scaled2) + log(shifted)).backward();
+  BOOST_TEST(x.grad().to_vector() == x2.grad().to_vector());
+  // By hand at x = 0.5: d/dx [tanh(2x²) + log(x² + 1)] = 4x (1 − tanh²(2x²)) + 2x / (x² + 1)
+  const float t = std::tanh(0.5f);
+  BOOST_TEST(x.grad().to_vector()[0] == 2.0f * (1.0f - t * t) + 1.0f / 1.25f, boost::test_tools::tolerance(1e-5f));
 }
 
 // Data some backward reads stays, handle or not: relu's output read by the Linear after it.

@@ -151,6 +151,7 @@ void unary_forward(float* y, const float* x, int64_t n, Unary f, float s) {
 }
 
 void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s) {
+  if (!x) x = y;  // f' does not read x (derivative_reads): any readable pointer serves the loop
   switch (f) {
     case Unary::add_scalar: return map_grad(dx, dy, x, y, n, [](float, float) { return 1.0f; });
     case Unary::mul_scalar: return map_grad(dx, dy, x, y, n, [s](float, float) { return s; });
@@ -163,7 +164,7 @@ void unary_backward(float* dx, const float* dy, const float* x, const float* y, 
     case Unary::sqrt: return map_grad(dx, dy, x, y, n, [](float, float out) { return 0.5f / out; });
     case Unary::tanh: return map_grad(dx, dy, x, y, n, [](float, float out) { return 1.0f - out * out; });
     case Unary::sigmoid: return map_grad(dx, dy, x, y, n, [](float, float out) { return out * (1.0f - out); });
-    case Unary::relu: return map_grad(dx, dy, x, y, n, [](float v, float) { return v > 0 ? 1.0f : 0.0f; });
+    case Unary::relu: return map_grad(dx, dy, x, y, n, [](float, float out) { return out > 0 ? 1.0f : 0.0f; });
     case Unary::sin: return map_grad(dx, dy, x, y, n, [](float v, float) { return std::cos(v); });
     case Unary::cos: return map_grad(dx, dy, x, y, n, [](float v, float) { return -std::sin(v); });
     case Unary::abs: return map_grad(dx, dy, x, y, n, [](float v, float) { return static_cast<float>((v > 0.0f) - (v < 0.0f)); });

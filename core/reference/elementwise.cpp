@@ -44,7 +44,7 @@ float unary_derivative(Unary f, float x, float y, float s) {
     case Unary::sqrt: return 0.5f / y;
     case Unary::tanh: return 1.0f - y * y;
     case Unary::sigmoid: return y * (1.0f - y);
-    case Unary::relu: return x > 0 ? 1.0f : 0.0f;  // 0 at x = 0, as PyTorch
+    case Unary::relu: return y > 0 ? 1.0f : 0.0f;  // 0 at x = 0, as PyTorch; y > 0 exactly when x > 0
     case Unary::sin: return std::cos(x);
     case Unary::cos: return -std::sin(x);
     case Unary::abs: return static_cast<float>((x > 0.0f) - (x < 0.0f));  // sign(x): 0 at 0 and for NaN
@@ -89,7 +89,8 @@ void unary_forward(float* y, const float* x, int64_t n, Unary f, float s) {
 }
 
 void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s) {
-  for (int64_t i = 0; i < n; ++i) dx[i] += dy[i] * unary_derivative(f, x[i], y[i], s);
+  // x is null when f' does not read it (derivative_reads, core/kernels.h)
+  for (int64_t i = 0; i < n; ++i) dx[i] += dy[i] * unary_derivative(f, x ? x[i] : 0.0f, y[i], s);
 }
 
 void binary_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Binary op) {

@@ -17,6 +17,10 @@
 # from the repository root after `make`; needs python3-torch (tools/scripts/install_deps.sh --bench)
 # and the data (data/ from `make data`, or ../shared/data). Prints `bench=compare_training model=.. ours=.. torch=.. ratio=..`.
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then  # the header above is the manual
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 cd "$(dirname "$0")/../.."
 
 model=${1:?usage: compare_training.sh bahdanau|transformer|nli [REPEATS] [THREADS] [EPOCHS]}

@@ -14,7 +14,8 @@
 // matrix, the matrices shared among the threads with OpenBLAS on one thread each (how our
 // gemm_batched runs them); single products call OpenBLAS with all threads.
 // Usage: gemm_shapes [--model nli|seq2seq|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]
-// (--cpu-time: one thread, timed by its CPU time; for a machine that other jobs keep busy)
+// (--cpu-time: one thread, timed by its CPU time; for a machine that other jobs keep busy).
+// The first line printed names OpenBLAS's idle-wait setting (see main).
 // With --model nli (or all) the NLI model itself is timed too, in the same process: training
 // steps of DecomposableAttention (batch 256, 50 + 50 tokens, the shared SNLI set's vocabulary
 // of 2763 words, the book's sizes; forward, the summed cross-entropy, backward, Adam) as
@@ -24,6 +25,7 @@
 // and the medians over the rounds (round=median).
 #include <cblas.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -277,6 +279,18 @@ void run_nli_against_limit(int threads, double budget, int rounds, int steps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // OpenBLAS's idle worker threads spin for 2^28 cycles (about 0.1 s here) after each call,
+  // longer than the pause between two blocks of calls, so they took a core from our next
+  // block (measured on 2 cores: our 2-thread GEMM at 5-45 GFLOP/s after an OpenBLAS block
+  // against 140-170 alone). OpenBLAS reads that wait once, when it loads: so run again with
+  // its shortest setting (2^4 cycles) unless the caller set one. Its speed does not suffer
+  // at these sizes (a product here takes 0.1-50 ms; waking a worker takes microseconds).
+  if (!std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("gemm_shapes: execv /proc/self/exe (continuing with OpenBLAS's default wait)");
+    unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  }
   std::string model = "all";
   int threads = 0;
   double budget = 0.4;
@@ -288,11 +302,19 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--quick")) budget = 0.05, rounds = 1, steps = 2;
     else if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
     else {
-      std::fprintf(stderr, "usage: %s [--model nli|seq2seq|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]\n", argv[0]);
-      return 2;
+      const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+      std::fprintf(help ? stdout : stderr,
+                   "usage: %s [--model nli|seq2seq|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]\n", argv[0]);
+      return help ? 0 : 2;
     }
   }
+  if (model != "nli" && model != "seq2seq" && model != "mha" && model != "all" && model != "square") {
+    std::fprintf(stderr, "error: unknown --model '%s' (nli, seq2seq, mha, all or square)\n", model.c_str());
+    return 2;
+  }
   if (g_cpu_time) threads = 1;  // a thread's CPU time says nothing about the others
+  const char* wait = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+  std::printf("bench=gemm_shapes openblas_thread_timeout=%s\n", wait ? wait : "default");
   std::vector<int> thread_counts = threads > 0 ? std::vector<int>{threads} : std::vector<int>{1, 2};
   for (int t : thread_counts) {
     if (model == "nli" || model == "all") run_nli_against_limit(t, budget, rounds, steps);

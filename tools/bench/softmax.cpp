@@ -18,7 +18,13 @@
 
 using namespace d2l;
 
-int main() {
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+    std::fprintf(help ? stdout : stderr, "%susage: %s\n  softmax and masked_softmax GB/s against a copy, 1 and 2 threads\n",
+                 help ? "" : "error: unknown argument\n", argv[0]);
+    return help ? 0 : 2;
+  }
   NoGrad no_grad;
   manual_seed(0);
   const int64_t cases[][2] = {{640, 10}, {4096, 64}, {16384, 128}, {4096, 1024}, {1024, 8192}};

@@ -24,6 +24,10 @@
 # ("default" = the variable is unset). On a machine that other jobs keep busy, "quiet" is
 # only as quiet as they leave it: compare ratios from one run of this script.
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then  # the header above is the manual
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 cd "$(dirname "$0")/../.."
 
 models=${1:-bahdanau,transformer,nli}
