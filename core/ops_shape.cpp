@@ -19,17 +19,15 @@ int64_t prod(const Shape& s, size_t from, size_t to) {
 }
 
 // Same elements, new shape (reshape, unsqueeze, squeeze): the output shares the input's
-// storage (no copy); backward passes the gradient through unchanged, dx += g.
+// storage (no copy); backward passes the gradient through unchanged, dx += g (handing
+// over the gradient buffer itself when x has none yet: no copy either).
 Tensor reshaped(const Tensor& x, const Shape& shape, const char* name) {
   OpCall op(name, {x});
   NodePtr n = make_node();
   n->shape = shape;
   n->numel = x.numel();
   n->data = x.node()->data;
-  return op.finish(Tensor(std::move(n)), [](Node& node) {
-    if (float* dx = node.input_grad(0))
-      for (int64_t i = 0; i < node.numel; ++i) dx[i] += node.grad.get()[i];
-  });
+  return op.finish(Tensor(std::move(n)), [](Node& node) { node.pass_grad_to_input(0); });
 }
 
 int64_t checked_index(float v, int64_t size, const char* op, const Shape& shape) {

@@ -3,6 +3,7 @@
 // sec_attention-scoring-functions): rows sum to 1, masked entries are exactly 0.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <vector>
@@ -90,6 +91,36 @@ BOOST_AUTO_TEST_CASE(fast_exp_matches_std_exp) {
   BOOST_TEST(std::isinf(d2l::fast::fast_exp(100.0f)));
   BOOST_TEST(std::isnan(d2l::fast::fast_exp(NAN)));  // and no undefined NaN-to-int conversion (UBSan)
 }
+
+#if defined(__AVX512F__)
+// The 16-lane form (short softmax rows) against std::exp, as above, 16 points at a time,
+// and the same special values in every lane.
+BOOST_AUTO_TEST_CASE(fast_exp16_matches_std_exp) {
+  float worst = 0.0f, in[16], out[16];
+  for (float x0 = -87.0f; x0 <= 88.0f; x0 += 16 * 0.0137f) {
+    for (int l = 0; l < 16; ++l) in[l] = std::min(x0 + 0.0137f * l, 88.0f);
+    _mm512_storeu_ps(out, d2l::fast::fast_exp16(_mm512_loadu_ps(in)));
+    for (int l = 0; l < 16; ++l) {
+      const double want = std::exp(double(in[l]));
+      worst = std::max(worst, float(std::fabs(out[l] - want) / want));
+    }
+  }
+  BOOST_TEST(worst < 3 * FLT_EPSILON, "worst relative error " << worst);
+  const float special[16] = {0.0f, -1e6f, 100.0f, NAN, -87.5f, 88.5f, -INFINITY, INFINITY,
+                             0.0f, -1e6f, 100.0f, NAN, -87.5f, 88.5f, -INFINITY, INFINITY};
+  _mm512_storeu_ps(out, d2l::fast::fast_exp16(_mm512_loadu_ps(special)));
+  for (int l = 0; l < 16; l += 8) {
+    BOOST_TEST(out[l] == 1.0f);
+    BOOST_TEST(out[l + 1] == 0.0f);  // the book's mask value
+    BOOST_TEST(std::isinf(out[l + 2]));
+    BOOST_TEST(std::isnan(out[l + 3]));
+    BOOST_TEST(out[l + 4] == 0.0f);  // below -87.3365: 0, as the scalar form
+    BOOST_TEST(std::isinf(out[l + 5]));
+    BOOST_TEST(out[l + 6] == 0.0f);
+    BOOST_TEST(std::isinf(out[l + 7]));
+  }
+}
+#endif
 
 // The fast tier's lane_sum adds in a fixed order that differs from left to right only by
 // rounding: exact on integers, and within n eps of the double sum on random values.

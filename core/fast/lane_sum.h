@@ -37,5 +37,20 @@ inline float lane_sum(const float* x, int64_t n) {
   return lane_sum(n, [x](int64_t j) { return x[j]; });
 }
 
+// The largest of x[0, n), -inf for n = 0, in 16 lanes as above (a plain `m = max(m, x[j])`
+// loop is a chain the compiler keeps scalar). A max is exact, so the order changes nothing:
+// it equals the left-to-right max, NaNs included (max(m, NaN) keeps m, in both).
+inline float lane_max(const float* x, int64_t n) {
+  float lanes[kLanes];
+  for (float& l : lanes) l = -__builtin_inff();
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] = lanes[l] < x[j + l] ? x[j + l] : lanes[l];
+  float m = -__builtin_inff();
+  for (float l : lanes) m = m < l ? l : m;
+  for (; j < n; ++j) m = m < x[j] ? x[j] : m;
+  return m;
+}
+
 }  // namespace fast
 }  // namespace d2l

@@ -114,10 +114,11 @@ void softmax_cross_entropy_forward(float* loss, float* prob, const float* logits
   parallel_for(R, R * C >= kParallelMin, [&](int64_t r) {
     const float* zr = logits + r * C;
     float* pr = prob + r * C;
-    float m = -INFINITY, s = 0.0f;
-    for (int64_t c = 0; c < C; ++c) m = std::max(m, zr[c]);
+    // The max and the sum in vector lanes (lane_sum.h): left to right, each was a chain of
+    // dependent scalar operations, most of this kernel's time on the book's 201 classes.
+    const float m = lane_max(zr, C);
     for (int64_t c = 0; c < C; ++c) pr[c] = fast_exp(zr[c] - m);  // vectorised
-    for (int64_t c = 0; c < C; ++c) s += pr[c];                      // in index order
+    const float s = lane_sum(pr, C);
     const float inv = 1.0f / s;
     for (int64_t c = 0; c < C; ++c) pr[c] *= inv;
     loss[r] = (m - zr[label[r]]) + std::log(s);  // not m + log s − z: see log_softmax
