@@ -24,6 +24,11 @@ inline float reduce_lanes(float* lanes) {
 // Σ_j f(j) for j in [0, n), for any element function f that the compiler can inline.
 template <class F>
 inline float lane_sum(int64_t n, F f) {
+  if (n < kLanes) {  // no full lane pass: the same sum as below, without adding 16 zeros
+    float s = 0.0f;
+    for (int64_t j = 0; j < n; ++j) s += f(j);
+    return s;
+  }
   float lanes[kLanes] = {};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)

@@ -103,9 +103,12 @@ void blocked_softmax(float* y, const float* x, const int64_t* valid, int64_t R, 
       const float* xr = x + r * C;
       float* yr = y + r * C;
       const int64_t v = valid ? std::min(valid[r], C) : C;
-      float m = -INFINITY;
-      for (int64_t j = 0; j < C; ++j) m = std::max(m, j < v ? xr[j] : kMaskValue);
-      for (int64_t j = 0; j < C; ++j) yr[j] = (j < v ? xr[j] : kMaskValue) - m;
+      // The max of the kept entries in vector lanes (lane_sum.h), and the mask value if any
+      // entry is masked; then the kept and the masked entries shifted in two plain loops.
+      float m = lane_max(xr, v);
+      if (v < C) m = std::max(m, kMaskValue);
+      for (int64_t j = 0; j < v; ++j) yr[j] = xr[j] - m;
+      for (int64_t j = v; j < C; ++j) yr[j] = kMaskValue - m;
     }
     float* yb = y + r0 * C;
     const int64_t n = (r1 - r0) * C;
@@ -126,8 +129,13 @@ void blocked_softmax_backward(float* dx, const float* dy, const float* y, const 
     const float *yr = y + r * C, *gr = dy + r * C;
     float* dr = dx + r * C;
     const int64_t v = valid ? std::min(valid[r], C) : C;
+    // Σ dy y: along a short row a plain chain of adds (the lane passes would not start);
+    // along a long one in vector lanes (lane_sum.h), whose order depends on C only.
     float dot = 0.0f;
-    for (int64_t j = 0; j < C; ++j) dot += gr[j] * yr[j];
+    if (C < kLanes)
+      for (int64_t j = 0; j < C; ++j) dot += gr[j] * yr[j];
+    else
+      dot = lane_sum(C, [gr, yr](int64_t j) { return gr[j] * yr[j]; });
     for (int64_t j = 0; j < v; ++j) dr[j] += yr[j] * (gr[j] - dot);
   });
 }
