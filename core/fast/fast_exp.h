@@ -14,9 +14,8 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
+
+#include "core/fast/lane_sum.h"
 
 namespace d2l {
 namespace fast {
@@ -60,11 +59,7 @@ inline float fast_exp(float x) {
 // short row per register (core/fast/softmax.cpp: attention rows of 10 keys). The compiler
 // may fuse a multiply and an add of the scalar form into one rounding, so the two can
 // differ in the last bit; both are within the bound above.
-//
-// GCC 12's unmasked forms of several AVX-512 intrinsics (max, min, shifts, conversions,
-// shuffles) warn about an uninitialised temporary of their own; their masked forms over all
-// 16 lanes (kAllLanes) are the same instructions and do not.
-constexpr __mmask16 kAllLanes = 0xFFFF;
+// (kAllLanes: lane_sum.h.)
 
 inline __m512 fast_exp16(__m512 x) {
   const __m512 lo = _mm512_set1_ps(-87.3365f), hi = _mm512_set1_ps(88.3762f);

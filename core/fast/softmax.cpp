@@ -32,21 +32,7 @@ constexpr int64_t kShortRow = 16;
 // The lanes [0, n) of a register, n <= 16.
 inline __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>((uint32_t{1} << n) - 1); }
 
-// The max or the sum of the 16 lanes, folding halves onto each other (8 + 8, 4 + 4, 2 + 2,
-// 1 + 1): a fixed order. (GCC 12's _mm512_reduce_* warn about an uninitialised temporary;
-// the masked forms here do not: fast_exp.h.)
-template <class Op>
-inline float reduce16(__m512 v, Op op) {
-  v = op(v, _mm512_mask_shuffle_f32x4(v, kAllLanes, v, v, 0x4E));  // swap the 256-bit halves
-  v = op(v, _mm512_mask_shuffle_f32x4(v, kAllLanes, v, v, 0xB1));  // swap the 128-bit quarters in them
-  v = op(v, _mm512_mask_shuffle_ps(v, kAllLanes, v, v, 0x4E));     // swap the pairs in each quarter
-  v = op(v, _mm512_mask_shuffle_ps(v, kAllLanes, v, v, 0xB1));     // swap neighbours
-  return _mm512_cvtss_f32(v);
-}
-inline float max16(__m512 v) {
-  return reduce16(v, [](__m512 a, __m512 b) { return _mm512_mask_max_ps(a, kAllLanes, a, b); });
-}
-inline float sum16(__m512 v) { return reduce16(v, [](__m512 a, __m512 b) { return _mm512_add_ps(a, b); }); }
+// (max16 and sum16, the in-register reductions: lane_sum.h.)
 
 // Rows r0 .. r0 + kRows − 1 side by side: one row's steps form a chain of ~130 cycles (two
 // reductions, the exp's polynomial, a division) that the processor does not overlap with
