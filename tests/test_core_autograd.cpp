@@ -94,9 +94,10 @@ BOOST_AUTO_TEST_CASE(accumulation_when_used_twice) {
   BOOST_TEST(grad_of(b) == std::vector<float>({7, 7}), tt::per_element());
 }
 
-// reshape's backward hands its gradient buffer to an input that has none yet, and adds
-// into one that has: both give the sums of every path.
-BOOST_AUTO_TEST_CASE(reshape_gradient_handed_over_or_added) {
+// reshape's backward (and add's, to an input of the output's shape) hands its gradient
+// buffer to an input that has none yet, and adds into one that has: both give the sums of
+// every path.
+BOOST_AUTO_TEST_CASE(gradient_handed_over_or_added) {
   // Only path: d Σ (reshape(x) · [1..6]) / dx = [1..6] in x's shape.
   Tensor x = leaf({1, 2, 3, 4, 5, 6}, {2, 3});
   sum(reshape(x, {6}) * tensor({1, 2, 3, 4, 5, 6})).backward();
@@ -113,6 +114,15 @@ BOOST_AUTO_TEST_CASE(reshape_gradient_handed_over_or_added) {
   // The leaf's own gradient is kept across backward passes: a second pass adds to it.
   sum(reshape(x, {3, 2})).backward();
   BOOST_TEST(grad_of(x) == std::vector<float>({2, 3, 4, 5, 6, 7}), tt::per_element());
+  // a + b hands g to a when a has the output's shape: alone, read twice (x + x: b's share is
+  // added first, then a's handed over or added), and with b broadcast.
+  Tensor d = leaf({1, 2}, {2});
+  sum((d + d) * 3.0f).backward();
+  BOOST_TEST(grad_of(d) == std::vector<float>({6, 6}), tt::per_element());
+  Tensor e = leaf({1, 2, 3, 4}, {2, 2}), f = leaf({5, 6}, {2});
+  sum((e * 1.0f + f) * tensor({1, 2, 3, 4}, {2, 2})).backward();
+  BOOST_TEST(grad_of(e) == std::vector<float>({1, 2, 3, 4}), tt::per_element());
+  BOOST_TEST(grad_of(f) == std::vector<float>({4, 6}), tt::per_element());
   // The backward trace prints reshape's gradient norm, taken before the step hands it on.
   Tensor c = leaf({3, 4}, {2});
   StderrCapture capture;
