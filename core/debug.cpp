@@ -156,8 +156,10 @@ struct InputGrads {
     std::vector<float> before;  // empty: no gradient yet (zero)
   };
   std::vector<Entry> entries;
+  double grad_norm;  // of y's own gradient, taken before the step (a reshape's step hands
+                     // that buffer on to its input: Node::pass_grad_to_input)
 
-  explicit InputGrads(const Node& y) {
+  explicit InputGrads(const Node& y) : grad_norm(l2_norm(y.grad.get(), y.numel)) {
     for (size_t k = 0; k < y.inputs.size(); ++k) {
       const Node* in = y.inputs[k].get();
       if (!in || !in->requires_grad) continue;  // printed as "no grad" / "none"
@@ -191,7 +193,7 @@ void print_backward_step(const Node& y, const SectionPath* section, const InputG
   os << "[backward] " << y.op;
   if (section && !section->empty()) os << " in " << path_str(*section);
   char norm[32];
-  std::snprintf(norm, sizeof norm, "%.6g", l2_norm(y.grad.get(), y.numel));
+  std::snprintf(norm, sizeof norm, "%.6g", grads.grad_norm);
   os << ": grad " << shape_str(y.shape) << " norm " << norm << " ->";
   // In input order: each input once, with every position it was read at.
   std::string sep = " ";

@@ -121,6 +121,15 @@ void softmax_cross_entropy_forward(float* loss, float* prob, const float* logits
 void softmax_cross_entropy_backward(float* dlogits, const float* dloss, const float* prob, const int64_t* label,
                                     int64_t R, int64_t C);
 
+// --- the optimisers (core/optim.cpp) -----------------------------------------------------
+// torch.optim.Adam's update of one parameter of n elements (its single-tensor path, in its
+// order of operations), with step_size = lr / (1 − beta1^t), bc2_sqrt = sqrt(1 − beta2^t):
+//   w, m, v (n) updated in place, g (n)
+//   g' = g + weight_decay w;  m = beta1 m + (1 − beta1) g';  v = beta2 v + (1 − beta2) g'²;
+//   w −= step_size m / (sqrt(v) / bc2_sqrt + eps)
+void adam_step(float* w, float* m, float* v, const float* g, int64_t n, float beta1, float beta2, float eps,
+               float weight_decay, float step_size, float bc2_sqrt);
+
 // --- the GRU's recurrence (layers/gru.cpp, 9.1) -------------------------------------------
 // T steps, B batch, D num_hiddens, G = 3D (gate blocks r | z | n, PyTorch's order).
 //   H (T, B, D)        out: h_t at every step

@@ -146,6 +146,10 @@ void softmax_cross_entropy_backward(float* dlogits, const float* dloss, const fl
                                     int64_t R, int64_t C) {
   tier::softmax_cross_entropy_backward(dlogits, dloss, prob, label, R, C);
 }
+void adam_step(float* w, float* m, float* v, const float* g, int64_t n, float beta1, float beta2, float eps,
+               float weight_decay, float step_size, float bc2_sqrt) {
+  tier::adam_step(w, m, v, g, n, beta1, beta2, eps, weight_decay, step_size, bc2_sqrt);
+}
 void gru_forward(float* H, float* gates, float* cand, const float* gi, const float* h0, const float* W, const float* b,
                  int64_t T, int64_t B, int64_t D, bool keep_all) {
   tier::gru_forward(H, gates, cand, gi, h0, W, b, T, B, D, keep_all);

@@ -46,8 +46,12 @@ Tensor binary(const Tensor& a, const Tensor& b, kernels::Binary kind, const char
       y,
       [kind](Node& node) {
         const kernels::Broadcast shapes{node.shape, node.input_shape(0), node.input_shape(1)};
-        kernels::binary_backward(node.input_grad(0), node.input_grad(1), node.grad.get(), node.input_data(0),
-                                 node.input_data(1), shapes, kind);
+        // a + b with a of the output's shape: a's gradient is g itself, handed over after b's
+        // is added (Node::pass_grad_to_input; the residual connections of 10.7 are such adds).
+        const bool hand_over = kind == kernels::Binary::add && shapes.a == shapes.out;
+        kernels::binary_backward(hand_over ? nullptr : node.input_grad(0), node.input_grad(1), node.grad.get(),
+                                 node.input_data(0), node.input_data(1), shapes, kind);
+        if (hand_over) node.pass_grad_to_input(0);
       },
       passes_through ? kReadsNothing : reads_input(0) | reads_input(1));
 }

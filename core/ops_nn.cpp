@@ -68,8 +68,9 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels) {
   check(labels.shape() == lead, "softmax_cross_entropy", "labels ", labels.shape(), " must match logits ",
         logits.shape(), " without its last dim");
   std::vector<int64_t> label(static_cast<size_t>(R));
+  const float* label_data = labels.data();
   for (int64_t r = 0; r < R; ++r) {
-    const float f = labels.data()[r];
+    const float f = label_data[r];
     check(std::isfinite(f) && f == std::floor(f), "softmax_cross_entropy", "label ", f, " at index ", r,
           " is not a whole number (class ids are integers stored as float; logits ", logits.shape(), ")");
     check(f >= 0 && f < C, "softmax_cross_entropy", "label ", f, " at index ", r, " is not a class id in [0, ", C,

@@ -19,17 +19,15 @@ int64_t prod(const Shape& s, size_t from, size_t to) {
 }
 
 // Same elements, new shape (reshape, unsqueeze, squeeze): the output shares the input's
-// storage (no copy); backward passes the gradient through unchanged, dx += g.
+// storage (no copy); backward passes the gradient through unchanged, dx += g (handing
+// over the gradient buffer itself when x has none yet: no copy either).
 Tensor reshaped(const Tensor& x, const Shape& shape, const char* name) {
   OpCall op(name, {x});
   NodePtr n = make_node();
   n->shape = shape;
   n->numel = x.numel();
   n->data = x.node()->data;
-  return op.finish(Tensor(std::move(n)), [](Node& node) {
-    if (float* dx = node.input_grad(0))
-      for (int64_t i = 0; i < node.numel; ++i) dx[i] += node.grad.get()[i];
-  });
+  return op.finish(Tensor(std::move(n)), [](Node& node) { node.pass_grad_to_input(0); });
 }
 
 int64_t checked_index(float v, int64_t size, const char* op, const Shape& shape) {
@@ -91,13 +89,18 @@ using DimList = SmallVector<int64_t, 6>;  // one number per dim, inline like a S
 
 template <class F>
 void for_each_permuted_run(const Shape& out, const DimList& src_stride, size_t outer_dims, F f) {
+  if (outer_dims == 0) return f(0, 0);  // nothing moves: one run, the whole tensor
+  // The last outer dim in a plain loop (a fixed source step), the ones before it by the
+  // odometer: transpose_qkv's runs are 8 floats, too short to pay for an odometer step each.
+  const size_t last = outer_dims - 1;
+  const int64_t n_last = out[last], step = src_stride[last];
   int64_t count = 1;
-  for (size_t d = 0; d < outer_dims; ++d) count *= out[d];
-  DimList idx(outer_dims, 0);
+  for (size_t d = 0; d < last; ++d) count *= out[d];
+  DimList idx(last, 0);
   int64_t src = 0;
   for (int64_t i = 0; i < count; ++i) {
-    f(i, src);
-    for (size_t d = outer_dims; d-- > 0;) {
+    for (int64_t k = 0; k < n_last; ++k) f(i * n_last + k, src + k * step);
+    for (size_t d = last; d-- > 0;) {
       ++idx[d];
       src += src_stride[d];
       if (idx[d] < out[d]) break;
@@ -131,8 +134,9 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   const float* px = x.data();
   float* py = y.data();
   if (y.numel() > 0)
-    for_each_permuted_run(out, src_stride, outer_dims,
-                          [&](int64_t i, int64_t src) { std::memcpy(py + i * run, px + src, sizeof(float) * run); });
+    for_each_permuted_run(out, src_stride, outer_dims, [&](int64_t i, int64_t src) {
+      for (int64_t j = 0; j < run; ++j) py[i * run + j] = px[src + j];  // a loop: runs are short
+    });
   // Backward: the same walk, adding each output run back where it came from.
   return op.finish(y, [out, src_stride, outer_dims, run](Node& node) {
     float* dx = node.input_grad(0);

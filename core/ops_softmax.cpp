@@ -20,9 +20,11 @@ namespace {
 // Valid lengths are stored as floats, like the book's tensors: read them as integers,
 // checking that each is a whole number >= 0.
 std::vector<int64_t> read_lengths(const Tensor& lens, const char* op, const Shape& x_shape) {
-  std::vector<int64_t> v(static_cast<size_t>(lens.numel()));
-  for (int64_t i = 0; i < lens.numel(); ++i) {
-    const float f = lens.data()[i];
+  const int64_t n = lens.numel();
+  const float* data = lens.data();  // read once: a call per element cost more than the check
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const float f = data[i];
     check(f >= 0 && f == std::floor(f), op, "valid length ", f, " at index ", i,
           " must be a whole number >= 0 (valid_lens ", lens.shape(), ", X ", x_shape, ")");
     v[i] = static_cast<int64_t>(f);

@@ -96,6 +96,19 @@ float* Node::input_grad(size_t i) {
   return in->grad_data();
 }
 
+void Node::pass_grad_to_input(size_t i) {
+  Node* in = inputs[i].get();
+  if (!in || !in->requires_grad || !grad) return;
+  check(in->numel == numel, op, "the gradient of shape ", shape, " cannot pass to an input of shape ", in->shape);
+  if (!in->grad) {
+    in->grad = std::move(grad);
+    return;
+  }
+  float* dx = in->grad.get();
+  const float* g = grad.get();
+  for (int64_t k = 0; k < numel; ++k) dx[k] += g[k];
+}
+
 std::string shape_str(const Shape& shape) {
   std::ostringstream os;
   os << '(';

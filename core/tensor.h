@@ -118,6 +118,11 @@ struct Node {
   // The gradient buffer of input i, zero-filled on first use, or nullptr when that input
   // needs no gradient: backward closures skip those (tinygrad's needs_input_grad).
   float* input_grad(size_t i);
+  // input i's gradient += this node's, for an op whose output is its input's numbers in
+  // another shape (reshape, unsqueeze, squeeze). When input i has no gradient buffer yet,
+  // this node's buffer becomes it (backward drops this node's right after its step):
+  // nothing to zero-fill, add or free.
+  void pass_grad_to_input(size_t i);
   const float* input_data(size_t i) const { return inputs[i]->data.get(); }
   const Shape& input_shape(size_t i) const { return inputs[i]->shape; }
   float* grad_data();               // this node's own gradient (allocated zeroed if absent)

@@ -4,7 +4,7 @@
 // tile, large K, every transpose flag, masked rows with valid length 0, and sizes above the
 // fast tier's thread thresholds. Both tiers are compiled into every build, so this runs in
 // the fast and the reference build alike. This file: the signatures, the products, the
-// softmax family and dropout; test_core_kernel_tiers_nn.cpp: the rest.
+// softmax family, dropout and Adam's update; test_core_kernel_tiers_nn.cpp: the rest.
 //
 // Each tolerance is derived next to its check from the rounding of float arithmetic (see
 // kEps in tests/tier_compare.h). Backward kernels add into gradients, so every gradient
@@ -12,6 +12,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <type_traits>
 
 #include "core/fast/kernels.h"
@@ -57,6 +59,7 @@ SAME_SIGNATURE(softmax_cross_entropy_forward);
 SAME_SIGNATURE(softmax_cross_entropy_backward);
 SAME_SIGNATURE(gru_forward);
 SAME_SIGNATURE(gru_backward);
+SAME_SIGNATURE(adam_step);
 #undef SAME_SIGNATURE
 
 namespace {
@@ -286,6 +289,35 @@ BOOST_AUTO_TEST_CASE(dropout_same_mask) {
       Vec tol(n);
       for (int64_t i = 0; i < n; ++i) tol[i] = 2 * kEps * (std::fabs(dx0[i]) + std::fabs(dy[i] * rate.scale));
       BOOST_TEST(mismatches("dropout_backward " + at, dxf, dxr, tol) == 0, at);
+    }
+}
+
+// Adam's update, element by element, from the same start in both tiers (the fast tier's is
+// vectorised). m = β1 m + (1 − β1) g' and v = β2 v + (1 − β2) g'² take two or three
+// roundings, and a tier may fuse a multiply with an add: |Δm| <= 3 kEps (|β1 m| + |(1 − β1)
+// g'|), likewise v with g'². The step s m / (sqrt(v) / c + eps) then differs by the relative
+// errors of m (3 kEps), of sqrt(v) (1.5 from v, 1 of its own), and four more roundings:
+// |Δw| <= kEps |w| + 10 kEps |step|. Weight decay on and off; n across the vector width.
+BOOST_AUTO_TEST_CASE(adam_step_same_update) {
+  for (int64_t n : {0, 1, 15, 17, 1000, 100003})
+    for (float wd : {0.0f, 0.01f}) {
+      const Vec w0 = uniform(n), m0 = uniform(n, -0.1f, 0.1f), v0 = abs_of(uniform(n, 0.0f, 0.01f)), g = uniform(n);
+      const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f, step_size = 0.005f / (1.0f - 0.9f * 0.9f * 0.9f),
+                  bc2_sqrt = std::sqrt(1.0f - 0.999f * 0.999f * 0.999f);
+      Vec wf = w0, mf = m0, vf = v0, wr = w0, mr = m0, vr = v0;
+      fast::adam_step(wf.data(), mf.data(), vf.data(), g.data(), n, b1, b2, eps, wd, step_size, bc2_sqrt);
+      ref::adam_step(wr.data(), mr.data(), vr.data(), g.data(), n, b1, b2, eps, wd, step_size, bc2_sqrt);
+      Vec tm(n), tv(n), tw(n);
+      for (int64_t i = 0; i < n; ++i) {
+        const float gi = g[i] + wd * w0[i];
+        tm[i] = 3 * kEps * (std::fabs(b1 * m0[i]) + std::fabs((1 - b1) * gi)) + 1e-30f;
+        tv[i] = 3 * kEps * (std::fabs(b2 * v0[i]) + (1 - b2) * gi * gi) + 1e-30f;
+        tw[i] = kEps * std::fabs(w0[i]) + 10 * kEps * std::fabs(w0[i] - wr[i]) + 1e-30f;
+      }
+      const std::string at = "n " + std::to_string(n) + " weight_decay " + std::to_string(wd);
+      BOOST_TEST(mismatches("adam_step m " + at, mf, mr, tm) == 0, at);
+      BOOST_TEST(mismatches("adam_step v " + at, vf, vr, tv) == 0, at);
+      BOOST_TEST(mismatches("adam_step w " + at, wf, wr, tw) == 0, at);
     }
 }
 

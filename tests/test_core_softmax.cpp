@@ -3,6 +3,7 @@
 // sec_attention-scoring-functions): rows sum to 1, masked entries are exactly 0.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <vector>
@@ -90,6 +91,36 @@ BOOST_AUTO_TEST_CASE(fast_exp_matches_std_exp) {
   BOOST_TEST(std::isinf(d2l::fast::fast_exp(100.0f)));
   BOOST_TEST(std::isnan(d2l::fast::fast_exp(NAN)));  // and no undefined NaN-to-int conversion (UBSan)
 }
+
+#if defined(__AVX512F__)
+// The 16-lane form (short softmax rows) against std::exp, as above, 16 points at a time,
+// and the same special values in every lane.
+BOOST_AUTO_TEST_CASE(fast_exp16_matches_std_exp) {
+  float worst = 0.0f, in[16], out[16];
+  for (float x0 = -87.0f; x0 <= 88.0f; x0 += 16 * 0.0137f) {
+    for (int l = 0; l < 16; ++l) in[l] = std::min(x0 + 0.0137f * l, 88.0f);
+    _mm512_storeu_ps(out, d2l::fast::fast_exp16(_mm512_loadu_ps(in)));
+    for (int l = 0; l < 16; ++l) {
+      const double want = std::exp(double(in[l]));
+      worst = std::max(worst, float(std::fabs(out[l] - want) / want));
+    }
+  }
+  BOOST_TEST(worst < 3 * FLT_EPSILON, "worst relative error " << worst);
+  const float special[16] = {0.0f, -1e6f, 100.0f, NAN, -87.5f, 88.5f, -INFINITY, INFINITY,
+                             0.0f, -1e6f, 100.0f, NAN, -87.5f, 88.5f, -INFINITY, INFINITY};
+  _mm512_storeu_ps(out, d2l::fast::fast_exp16(_mm512_loadu_ps(special)));
+  for (int l = 0; l < 16; l += 8) {
+    BOOST_TEST(out[l] == 1.0f);
+    BOOST_TEST(out[l + 1] == 0.0f);  // the book's mask value
+    BOOST_TEST(std::isinf(out[l + 2]));
+    BOOST_TEST(std::isnan(out[l + 3]));
+    BOOST_TEST(out[l + 4] == 0.0f);  // below -87.3365: 0, as the scalar form
+    BOOST_TEST(std::isinf(out[l + 5]));
+    BOOST_TEST(out[l + 6] == 0.0f);
+    BOOST_TEST(std::isinf(out[l + 7]));
+  }
+}
+#endif
 
 // The fast tier's lane_sum adds in a fixed order that differs from left to right only by
 // rounding: exact on integers, and within n eps of the double sum on random values.
@@ -206,11 +237,13 @@ BOOST_AUTO_TEST_CASE(fused_equals_book_formulation) {
 
 // 4 x 400 x 200 = 320,000 scores, above kParallelMin, so the rows are split across threads;
 // one random valid length per row, 0 to K.
+// Rows of 200 keys (the blocked path), and of 10 (the short-row path of the book's
+// attention); both above the fast tier's thread threshold.
 struct LargeMasked {
-  int64_t B = 4, Q = 400, K = 200;
+  int64_t B = 4, Q, K;
   Tensor X, lens;
   std::vector<int64_t> row_len;
-  LargeMasked() {
+  LargeMasked(int64_t Q_, int64_t K_) : Q(Q_), K(K_) {
     manual_seed(5);
     X = normal(0, 3, {B, Q, K});
     std::vector<float> lens_v(static_cast<size_t>(B * Q));
@@ -221,22 +254,32 @@ struct LargeMasked {
 };
 
 BOOST_AUTO_TEST_CASE(parallel_rows_match_reference) {
-  const LargeMasked in;
-  check_masked_rows(in.X, masked_softmax(in.X, in.lens), in.row_len);
-  check_masked_rows(in.X, softmax(in.X), std::vector<int64_t>(static_cast<size_t>(in.B * in.Q), in.K));
+  for (const LargeMasked& in : {LargeMasked(400, 200), LargeMasked(6600, 10)}) {
+    check_masked_rows(in.X, masked_softmax(in.X, in.lens), in.row_len);
+    check_masked_rows(in.X, softmax(in.X), std::vector<int64_t>(static_cast<size_t>(in.B * in.Q), in.K));
+  }
 }
 
-// Each row is one thread's work in a fixed order: bit-identical for 1 and 2 threads.
+// Each row is one thread's work in a fixed order: bit-identical for 1 and 2 threads,
+// forward and backward.
 BOOST_AUTO_TEST_CASE(parallel_rows_same_bits_at_1_and_2_threads, *utf::precondition(d2l_test::openmp_build)) {
 #ifdef _OPENMP
-  const LargeMasked in;
   const int saved = omp_get_max_threads();
-  omp_set_num_threads(1);
-  const std::vector<float> one = masked_softmax(in.X, in.lens).to_vector();
-  omp_set_num_threads(2);
-  const std::vector<float> two = masked_softmax(in.X, in.lens).to_vector();
+  for (const LargeMasked& in : {LargeMasked(400, 200), LargeMasked(6600, 10)}) {
+    // The forward's output, and the backward's gradient for Σ y w with a fixed w.
+    auto run = [&in](int threads) {
+      omp_set_num_threads(threads);
+      Tensor X = in.X.detach().requires_grad_();
+      Tensor y = masked_softmax(X, in.lens);
+      sum(y * (arange(in.K) * 0.01f)).backward();
+      std::vector<float> out = y.to_vector(), grad = X.grad().to_vector();
+      out.insert(out.end(), grad.begin(), grad.end());
+      return out;
+    };
+    const std::vector<float> one = run(1), two = run(2);
+    BOOST_TEST(one == two, tt::per_element());
+  }
   omp_set_num_threads(saved);
-  BOOST_TEST(one == two, tt::per_element());
 #endif
 }
 

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/fast/lane_sum.h"
+
 namespace d2l {
 namespace fast {
 
@@ -50,6 +52,37 @@ inline float fast_exp(float x) {
   y = x > 88.3762f ? __builtin_inff() : y;
   return x != x ? x : y;  // NaN in, NaN out
 }
+
+#if defined(__AVX512F__)
+// fast_exp on the 16 lanes of an AVX-512 register, step for step the same recipe (the
+// same clamps, rounding trick, polynomial and exponent bits), for the kernels that work a
+// short row per register (core/fast/softmax.cpp: attention rows of 10 keys). The compiler
+// may fuse a multiply and an add of the scalar form into one rounding, so the two can
+// differ in the last bit; both are within the bound above.
+// (kAllLanes: lane_sum.h.)
+
+inline __m512 fast_exp16(__m512 x) {
+  const __m512 lo = _mm512_set1_ps(-87.3365f), hi = _mm512_set1_ps(88.3762f);
+  // max(x, lo) and min(., hi) pick the bound for a NaN lane, as the scalar form does.
+  const __m512 xmax = _mm512_mask_max_ps(x, kAllLanes, x, lo);
+  const __m512 xc = _mm512_mask_min_ps(xmax, kAllLanes, xmax, hi);
+  const __m512 round = _mm512_set1_ps(12582912.0f);  // 1.5 * 2^23
+  const __m512 n = _mm512_sub_ps(_mm512_add_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)), round), round);
+  const __m512 r = _mm512_sub_ps(_mm512_sub_ps(xc, _mm512_mul_ps(n, _mm512_set1_ps(0.693359375f))),
+                                 _mm512_mul_ps(n, _mm512_set1_ps(-2.12194440e-4f)));
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  for (float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
+    p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(c));
+  p = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(p, r), r), r), _mm512_set1_ps(1.0f));
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i biased = _mm512_add_epi32(_mm512_mask_cvtps_epi32(zero, kAllLanes, n), _mm512_set1_epi32(127));
+  const __m512i bits = _mm512_mask_slli_epi32(zero, kAllLanes, biased, 23);
+  __m512 y = _mm512_mul_ps(p, _mm512_castsi512_ps(bits));
+  y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), _mm512_setzero_ps());
+  y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(__builtin_inff()));
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);  // NaN in, NaN out
+}
+#endif
 
 }  // namespace fast
 }  // namespace d2l

@@ -20,6 +20,55 @@ namespace {
 // (valid_len 0) turns into a uniform distribution instead of 0/0 = NaN.
 constexpr float kMaskValue = -1e6f;
 
+#if defined(__AVX512F__)
+// Rows of at most 16 entries (the book's attention rows: 10 keys) sit in one AVX-512
+// register each: a masked load, the max and the sum as in-register reductions (a fixed
+// tree order, the same for every row), one vector exp, a masked store. On the book's
+// (256, 10, 10) scores the blocked path below spends ~22 ns a row in scalar loops and loop
+// tails, this one ~12 (one thread). The backward stays the blocked path's: its dot product
+// and update of a short row are cheaper as scalar loops than as vector reductions.
+constexpr int64_t kShortRow = 16;
+
+// The lanes [0, n) of a register, n <= 16.
+inline __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>((uint32_t{1} << n) - 1); }
+
+// (max16 and sum16, the in-register reductions: lane_sum.h.)
+
+// Rows r0 .. r0 + kRows − 1 side by side: one row's steps form a chain of ~130 cycles (two
+// reductions, the exp's polynomial, a division) that the processor does not overlap with
+// the next row's by itself; written together, kRows independent chains run at once.
+template <int kRows>
+void short_rows_softmax(float* y, const float* x, const int64_t* valid, int64_t r0, int64_t C) {
+  const __mmask16 cols = first_lanes(C);
+  __m512 v[kRows];
+  float m[kRows], inv[kRows];
+  for (int i = 0; i < kRows; ++i) {
+    const int64_t r = r0 + i;
+    const __mmask16 kept = valid ? first_lanes(std::min(valid[r], C)) : cols;
+    // Masked keys read kMaskValue; the lanes past the row read -inf, which no max picks.
+    v[i] = _mm512_mask_blend_ps(kept, _mm512_set1_ps(kMaskValue), _mm512_maskz_loadu_ps(kept, x + r * C));
+    v[i] = _mm512_mask_blend_ps(cols, _mm512_set1_ps(-INFINITY), v[i]);
+  }
+  for (int i = 0; i < kRows; ++i) m[i] = max16(v[i]);
+  // e^{x - m}, with the lanes past the row set to 0 (e^{-inf} is 0 already, unless m is
+  // -inf or NaN: then the row is NaN anyway).
+  for (int i = 0; i < kRows; ++i)
+    v[i] = _mm512_maskz_mov_ps(cols, fast_exp16(_mm512_sub_ps(v[i], _mm512_set1_ps(m[i]))));
+  for (int i = 0; i < kRows; ++i) inv[i] = 1.0f / sum16(v[i]);  // the sum is >= 1: the max term gives e^0
+  for (int i = 0; i < kRows; ++i)
+    _mm512_mask_storeu_ps(y + (r0 + i) * C, cols, _mm512_mul_ps(v[i], _mm512_set1_ps(inv[i])));
+}
+
+// All R rows: groups of kGroup rows (shared among threads for large tensors), then the
+// last R mod kGroup one at a time. A row's numbers do not depend on its group.
+constexpr int kGroup = 4;
+void short_row_softmax(float* y, const float* x, const int64_t* valid, int64_t R, int64_t C) {
+  parallel_for(R / kGroup, R * C >= kParallelMin,
+               [&](int64_t g) { short_rows_softmax<kGroup>(y, x, valid, g * kGroup, C); });
+  for (int64_t r = R / kGroup * kGroup; r < R; ++r) short_rows_softmax<1>(y, x, valid, r, C);
+}
+#endif
+
 // y[r, :] = softmax(x[r, :]) with x[r, j] replaced by kMaskValue for j >= valid[r] (valid
 // null: no mask). Subtracting the row max first keeps exp() <= 1: softmax is unchanged by
 // a shift, and exp(89) would overflow float.
@@ -30,6 +79,9 @@ constexpr float kMaskValue = -1e6f;
 // part), then the sums and the scaling per row. Every row is still computed on its own,
 // so the bits do not depend on how blocks are shared among threads.
 void blocked_softmax(float* y, const float* x, const int64_t* valid, int64_t R, int64_t C) {
+#if defined(__AVX512F__)
+  if (C <= kShortRow) return short_row_softmax(y, x, valid, R, C);
+#endif
   const int64_t rows_per_block = std::max<int64_t>(1, 4096 / std::max<int64_t>(C, 1));
   parallel_for(ceil_div(R, rows_per_block), R * C >= kParallelMin, [&](int64_t block) {
     const int64_t r0 = block * rows_per_block, r1 = std::min(R, r0 + rows_per_block);
@@ -37,9 +89,12 @@ void blocked_softmax(float* y, const float* x, const int64_t* valid, int64_t R, 
       const float* xr = x + r * C;
       float* yr = y + r * C;
       const int64_t v = valid ? std::min(valid[r], C) : C;
-      float m = -INFINITY;
-      for (int64_t j = 0; j < C; ++j) m = std::max(m, j < v ? xr[j] : kMaskValue);
-      for (int64_t j = 0; j < C; ++j) yr[j] = (j < v ? xr[j] : kMaskValue) - m;
+      // The max of the kept entries in vector lanes (lane_sum.h), and the mask value if any
+      // entry is masked; then the kept and the masked entries shifted in two plain loops.
+      float m = lane_max(xr, v);
+      if (v < C) m = std::max(m, kMaskValue);
+      for (int64_t j = 0; j < v; ++j) yr[j] = xr[j] - m;
+      for (int64_t j = v; j < C; ++j) yr[j] = kMaskValue - m;
     }
     float* yb = y + r0 * C;
     const int64_t n = (r1 - r0) * C;
@@ -60,8 +115,13 @@ void blocked_softmax_backward(float* dx, const float* dy, const float* y, const 
     const float *yr = y + r * C, *gr = dy + r * C;
     float* dr = dx + r * C;
     const int64_t v = valid ? std::min(valid[r], C) : C;
+    // Σ dy y: along a short row a plain chain of adds (the lane passes would not start);
+    // along a long one in vector lanes (lane_sum.h), whose order depends on C only.
     float dot = 0.0f;
-    for (int64_t j = 0; j < C; ++j) dot += gr[j] * yr[j];
+    if (C < kLanes)
+      for (int64_t j = 0; j < C; ++j) dot += gr[j] * yr[j];
+    else
+      dot = lane_sum(C, [gr, yr](int64_t j) { return gr[j] * yr[j]; });
     for (int64_t j = 0; j < v; ++j) dr[j] += yr[j] * (gr[j] - dot);
   });
 }
