@@ -15,7 +15,7 @@
 //                             abs' derivative is sign(x), 0 at 0 and for NaN (PyTorch's choice)
 void unary_forward(float* y, const float* x, int64_t n, Unary f, float s);
 //   dx, dy, x, y (n)          dx += dy f'(x), where f' may use the output y (exp: f' = y);
-//                             x may be null when derivative_reads(f) says f' does not read it
+//                             x (y) may be null when derivative_reads(f) says f' does not read it
 void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s);
 // Broadcast shapes: out the result's, a and b the inputs'.
 //   y (out), a (a), b (b)     y = a op b

@@ -65,14 +65,15 @@ Tensor unary(const Tensor& x, kernels::Unary f, const char* name, float s = 0.0f
   kernels::unary_forward(y.data(), x.data(), x.numel(), f, s);
   const kernels::DerivativeReads reads = kernels::derivative_reads(f);
   const bool reads_x = reads == kernels::DerivativeReads::input_and_output;
+  const bool reads_y = reads != kernels::DerivativeReads::nothing;
   return op.finish(
       y,
-      [f, s, reads_x](Node& node) {
+      [f, s, reads_x, reads_y](Node& node) {
         if (float* dx = node.input_grad(0))
-          kernels::unary_backward(dx, node.grad.get(), reads_x ? node.input_data(0) : nullptr, node.data.get(),
-                                  node.numel, f, s);
+          kernels::unary_backward(dx, node.grad.get(), reads_x ? node.input_data(0) : nullptr,
+                                  reads_y ? node.data.get() : nullptr, node.numel, f, s);
       },
-      reads_x ? kReadsAll : reads == kernels::DerivativeReads::output ? kReadsOutput : kReadsNothing);
+      reads_x ? kReadsAll : reads_y ? kReadsOutput : kReadsNothing);
 }
 
 }  // namespace

@@ -151,7 +151,9 @@ void unary_forward(float* y, const float* x, int64_t n, Unary f, float s) {
 }
 
 void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s) {
-  if (!x) x = y;  // f' does not read x (derivative_reads): any readable pointer serves the loop
+  // A null x or y is one f' does not read (derivative_reads): dy, n readable floats, stands in.
+  if (!x) x = dy;
+  if (!y) y = dy;
   switch (f) {
     case Unary::add_scalar: return map_grad(dx, dy, x, y, n, [](float, float) { return 1.0f; });
     case Unary::mul_scalar: return map_grad(dx, dy, x, y, n, [s](float, float) { return s; });

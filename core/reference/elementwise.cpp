@@ -89,8 +89,8 @@ void unary_forward(float* y, const float* x, int64_t n, Unary f, float s) {
 }
 
 void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s) {
-  // x is null when f' does not read it (derivative_reads, core/kernels.h)
-  for (int64_t i = 0; i < n; ++i) dx[i] += dy[i] * unary_derivative(f, x ? x[i] : 0.0f, y[i], s);
+  // x (and y) are null when f' does not read them (derivative_reads, core/kernels.h)
+  for (int64_t i = 0; i < n; ++i) dx[i] += dy[i] * unary_derivative(f, x ? x[i] : 0.0f, y ? y[i] : 0.0f, s);
 }
 
 void binary_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Binary op) {
