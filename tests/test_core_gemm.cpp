@@ -134,6 +134,27 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_small_kernel_boundaries) {
     }
 }
 
+// The tiny kernel (gemm_tiny.cpp: M, N <= 16, K <= 64, C in registers, 8 or 16 lanes, B
+// stored (N, K) transposed by shuffles up to N*K = 256, element by element beyond): every row
+// count 1..17, the lane widths' edges N = 3, 8, 9, 16, 17, and K across 1, the shuffle limit
+// and the kernel's limit; all flags, single and batched.
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_tiny_kernel_boundaries) {
+  std::mt19937 gen(5);
+  std::vector<Dims> shapes;
+  for (int64_t M = 1; M <= 17; ++M) shapes.push_back({M, M % 2 ? 9 : 8, 3 + M % 5});
+  const Dims edges[] = {{10, 10, 8}, {10, 8, 10}, {3, 3, 1},   {16, 16, 16}, {16, 16, 17}, {15, 16, 64},
+                        {16, 17, 8}, {17, 16, 8}, {16, 9, 65}, {5, 16, 29},  {12, 13, 20}, {4, 7, 64}};
+  shapes.insert(shapes.end(), std::begin(edges), std::end(edges));
+  for (const Dims& d : shapes)
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
+      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
+                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
+      BOOST_TEST(compare(ta, tb, 7, d.M, d.N, d.K, acc, gen) == 0,
+                 "batch 7, M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(fast_matches_naive_on_random_shapes) {
   std::mt19937 gen(2);
   std::uniform_int_distribution<int64_t> size(1, 150);
@@ -235,7 +256,7 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
     }
   // Batched: the one-matrix-per-thread path, the split-each-matrix path, and their agreement
   // with single gemm calls.
-  const int64_t batches[][4] = {{64, 50, 64, 40}, {2, 150, 160, 300}};
+  const int64_t batches[][4] = {{64, 50, 64, 40}, {2, 150, 160, 300}, {520, 16, 16, 64}, {5300, 10, 10, 8}};
   for (const auto& c : batches) {
     const int64_t batch = c[0], M = c[1], N = c[2], K = c[3];
     const std::vector<float> A = random_vec(batch * M * K, gen), B = random_vec(batch * K * N, gen);

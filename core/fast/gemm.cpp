@@ -25,6 +25,7 @@ namespace {
 void gemm_one_thread(const Job& j) {
   if (j.M <= kSmallM) gemm_small(j);
   else if (j.N <= kSmallN && !j.trans_a) gemm_narrow(j);
+  else if (use_tiny(j.M, j.N, j.K)) gemm_tiny(j);
   else if (use_padded(j.M, j.N, j.K)) gemm_padded(j);
   else gemm_serial(j);
 }

@@ -199,6 +199,8 @@ void gemm_small(const Job& j);
 void gemm_narrow(const Job& j);
 bool use_padded(int64_t M, int64_t N, int64_t K);  // small enough for gemm_padded
 void gemm_padded(const Job& j);
+bool use_tiny(int64_t M, int64_t N, int64_t K);  // C in registers: M, N <= 16, K <= 64 (gemm_tiny.cpp)
+void gemm_tiny(const Job& j);
 // The packed, blocked path (gemm_packed.cpp) on one thread and shared among the threads;
 // both give the same bits.
 void gemm_serial(const Job& j);
