@@ -155,6 +155,25 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_tiny_kernel_boundaries) {
     }
 }
 
+// The unpacked kernel (gemm_direct.cpp: one thread's products with K <= 1024 and both
+// operands within 2^17 floats, rows cut into equal tiles of at most 14, columns in panels of
+// 32 whose last one is masked): the seq2seq models' shapes and their gradients' (K = 640),
+// row counts that split unevenly, column counts one off a panel or a vector, K = 1024 and
+// 1025 (the packed path again), and shapes just past the tiny kernel.
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_direct_kernel_boundaries) {
+  std::mt19937 gen(6);
+  const Dims shapes[] = {{32, 32, 640}, {640, 201, 32}, {64, 96, 32},  {96, 32, 64},  {3, 17, 5},   {17, 3, 70},
+                         {29, 33, 31},  {43, 47, 9},    {15, 16, 65},  {16, 17, 64}, {100, 64, 1024}, {100, 64, 1025},
+                         {13, 200, 7},  {201, 32, 640}, {28, 49, 100}};
+  for (const Dims& d : shapes)
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
+      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
+                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
+    }
+  BOOST_TEST(compare(false, true, 3, 29, 33, 31, true, gen) == 0, "batch 3, 29 x 33 x 31");
+}
+
 BOOST_AUTO_TEST_CASE(fast_matches_naive_on_random_shapes) {
   std::mt19937 gen(2);
   std::uniform_int_distribution<int64_t> size(1, 150);
@@ -242,7 +261,8 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
   std::mt19937 gen(4);
   const int saved = omp_get_max_threads();
   const auto g = gemm_blocking();
-  const Dims shapes[] = {{300, 290, 2 * g.KC + 9}, {3, 2 * g.NC + 40, 300}, {g.MR * 5 + 1, 500, 100}};
+  const Dims shapes[] = {{300, 290, 2 * g.KC + 9}, {3, 2 * g.NC + 40, 300}, {g.MR * 5 + 1, 500, 100}, {640, 201, 32},
+                         {32, 32, 640}};
   for (const Dims& d : shapes)
     for (int flags = 0; flags < 4; ++flags) {
       const bool ta = flags & 1, tb = flags & 2;

@@ -127,7 +127,8 @@ BOOST_AUTO_TEST_CASE(matmul_every_path_and_transpose) {
 // db sum over the M rows. Tolerances as for the products above.
 BOOST_AUTO_TEST_CASE(linear_with_and_without_bias) {
   const Product shapes[] = {{1, 0, 4, 3}, {1, 1, 1, 1}, {1, 2, 5, 7}, {1, 9, 1, 16}, {1, 33, 2, 17},
-                            {1, 10, 31, 8}, {1, 70, 48, 129}, {1, 640, 80, 96}, {1, 400, 128, 90}};
+                            {1, 10, 31, 8}, {1, 70, 48, 129}, {1, 640, 80, 96}, {1, 400, 128, 90},
+                            {1, 640, 201, 32}, {1, 64, 96, 32}, {1, 201, 32, 640}};
   for (const Product& p : shapes)
     for (bool with_bias : {false, true}) {
       const int64_t M = p.M, N = p.N, K = p.K;

@@ -26,6 +26,7 @@ void gemm_one_thread(const Job& j) {
   if (j.M <= kSmallM) gemm_small(j);
   else if (j.N <= kSmallN && !j.trans_a) gemm_narrow(j);
   else if (use_tiny(j.M, j.N, j.K)) gemm_tiny(j);
+  else if (use_direct(j.M, j.N, j.K)) gemm_direct(j);
   else if (use_padded(j.M, j.N, j.K)) gemm_padded(j);
   else gemm_serial(j);
 }

@@ -201,6 +201,8 @@ bool use_padded(int64_t M, int64_t N, int64_t K);  // small enough for gemm_padd
 void gemm_padded(const Job& j);
 bool use_tiny(int64_t M, int64_t N, int64_t K);  // C in registers: M, N <= 16, K <= 64 (gemm_tiny.cpp)
 void gemm_tiny(const Job& j);
+bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2 (gemm_direct.cpp)
+void gemm_direct(const Job& j);
 // The packed, blocked path (gemm_packed.cpp) on one thread and shared among the threads;
 // both give the same bits.
 void gemm_serial(const Job& j);
