@@ -47,9 +47,10 @@ constexpr int64_t kDirectMR = kMR, kDirectNV = 2;  // tile: up to 14 rows x 2 ve
 // C tile (MR x up to 16*NV columns, the first nr stored) = op(A) tile · op(B) panel.
 //   A:  kTransA ? op(A)[i, k] = A[k*lda + i] : A[i*lda + k]   (A points at the tile's row 0)
 //   B:  op(B)[k, q] = B[k*ldb + q]                              (B points at the panel's column 0)
+//   bias: nullptr, or the panel's columns of a bias added to every row (overwrite only)
 template <int MR, int NV, bool kTransA>
 void direct_tile(int64_t K, const float* __restrict A, int64_t lda, const float* __restrict B, int64_t ldb,
-                 float* __restrict C, int64_t ldc, int64_t nr, bool overwrite) {
+                 float* __restrict C, int64_t ldc, int64_t nr, bool overwrite, const float* __restrict bias) {
   const int64_t tail = nr - 16 * (NV - 1);  // live lanes of the last vector, 1..16
   const __mmask16 last = tail >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << tail) - 1);
   __m512 acc[MR][NV];
@@ -74,6 +75,13 @@ void direct_tile(int64_t K, const float* __restrict A, int64_t lda, const float*
       for (int v = 0; v + 1 < NV; ++v) acc[i][v] = _mm512_add_ps(_mm512_loadu_ps(C + i * ldc + 16 * v), acc[i][v]);
       acc[i][NV - 1] = _mm512_add_ps(_mm512_maskz_loadu_ps(last, C + i * ldc + 16 * (NV - 1)), acc[i][NV - 1]);
     }
+  } else if (bias) {
+    __m512 bv[NV];
+    for (int v = 0; v + 1 < NV; ++v) bv[v] = _mm512_loadu_ps(bias + 16 * v);
+    bv[NV - 1] = _mm512_maskz_loadu_ps(last, bias + 16 * (NV - 1));
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], bv[v]);
   }
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
@@ -82,7 +90,8 @@ void direct_tile(int64_t K, const float* __restrict A, int64_t lda, const float*
   }
 }
 
-using DirectFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, bool);
+using DirectFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, bool,
+                          const float*);
 template <bool kTransA, size_t... I>
 constexpr std::array<DirectFn, sizeof...(I)> direct_table(std::index_sequence<I...>) {
   return {&direct_tile<int(I) / kDirectNV + 1, int(I) % kDirectNV + 1, kTransA>...};
@@ -115,7 +124,7 @@ void gemm_direct(const Job& j) {
     for (int64_t j0 = 0; j0 < j.N; j0 += W) {
       const int64_t nr = std::min(W, j.N - j0);
       const DirectFn fn = j.trans_a ? direct_fn<true>(mr, nr) : direct_fn<false>(mr, nr);
-      fn(j.K, a, lda, B + j0, ldb, j.C + i0 * j.N + j0, j.N, nr, !j.accumulate);
+      fn(j.K, a, lda, B + j0, ldb, j.C + i0 * j.N + j0, j.N, nr, !j.accumulate, j.bias ? j.bias + j0 : nullptr);
     }
   }
 }

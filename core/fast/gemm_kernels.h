@@ -26,6 +26,8 @@ struct Job {  // one product, as described in gemm.h
   const float* B;
   float* C;
   bool accumulate;
+  const float* bias = nullptr;  // added to each row of C after the product (gemm.h); only
+                                // gemm_direct adds it itself, gemm() does it for the others
 };
 
 // ---------------------------------------------------------------- micro-kernels

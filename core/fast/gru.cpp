@@ -82,9 +82,7 @@ void gru_forward(float* H, float* gates, float* cand, const float* gi, const flo
   for (int64_t t = 0; t < T; ++t) {
     const float* hp = t ? H + (t - 1) * B * D : h0;
     float* g = gates + (keep_all ? t : 0) * B * G;
-    // gh = b_hh + h_{t-1} W_hhᵀ: the bias first, then one GEMM accumulating onto it.
-    for (int64_t r = 0; r < B; ++r) std::memcpy(g + r * G, b, sizeof(float) * G);
-    gemm(false, false, B, G, D, hp, Wt.get(), g, true);
+    gemm(false, false, B, G, D, hp, Wt.get(), g, false, b);  // gh = h_{t-1} W_hhᵀ + b_hh
     const float* x = gi + t * B * G;
     float* h = H + t * B * D;
     float* n = cand + (keep_all ? t : 0) * B * D;
