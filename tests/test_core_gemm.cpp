@@ -174,6 +174,24 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_direct_kernel_boundaries) {
   BOOST_TEST(compare(false, true, 3, 29, 33, 31, true, gen) == 0, "batch 3, 29 x 33 x 31");
 }
 
+// The transpose behind the unpacked GEMM's B stored (N, K) and the GRU's W_hh (16 x 16
+// blocks through registers): every element moved exactly, the columns of out past `rows`
+// (the row stride's padding) untouched, sizes on both sides of the block edges.
+BOOST_AUTO_TEST_CASE(transpose_moves_every_element) {
+  std::mt19937 gen(7);
+  const int64_t sizes[][2] = {{1, 1}, {1, 17}, {17, 1}, {16, 16}, {15, 17}, {33, 32}, {96, 32}, {201, 32}, {5, 40}};
+  for (const auto& s : sizes) {
+    const int64_t rows = s[0], cols = s[1], ld = rows + 3;
+    const std::vector<float> in = random_vec(rows * cols, gen);
+    std::vector<float> out(cols * ld, 7.0f);
+    d2l::fast::transpose(rows, cols, in.data(), out.data(), ld);
+    int bad = 0;
+    for (int64_t k = 0; k < cols; ++k)
+      for (int64_t q = 0; q < ld; ++q) bad += out[k * ld + q] != (q < rows ? in[q * cols + k] : 7.0f);
+    BOOST_TEST(bad == 0, "transpose " << rows << " x " << cols);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(fast_matches_naive_on_random_shapes) {
   std::mt19937 gen(2);
   std::uniform_int_distribution<int64_t> size(1, 150);

@@ -40,6 +40,10 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const flo
 void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const float* A,
                   const float* B, float* C, bool accumulate);
 
+// out (cols x rows, row stride ld_out >= rows) = the transpose of in (rows x cols): the
+// columns of out past `rows` are left as they were. (gemm_direct.cpp)
+void transpose(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);
+
 // The blocking gemm() uses on this build (it depends on the instruction set), so tests can aim
 // shapes at every block edge: MR x NR register tile, KC inner-dim block, MC x NC cache blocks.
 struct GemmBlocking {

@@ -205,6 +205,7 @@ bool use_tiny(int64_t M, int64_t N, int64_t K);  // C in registers: M, N <= 16, 
 void gemm_tiny(const Job& j);
 bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2 (gemm_direct.cpp)
 void gemm_direct(const Job& j);
+void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);  // gemm.h's transpose
 // The packed, blocked path (gemm_packed.cpp) on one thread and shared among the threads;
 // both give the same bits.
 void gemm_serial(const Job& j);

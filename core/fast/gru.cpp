@@ -77,8 +77,7 @@ void gru_forward(float* H, float* gates, float* cand, const float* gi, const flo
                  int64_t T, int64_t B, int64_t D, bool keep_all) {
   const int64_t G = 3 * D;
   Buffer Wt(static_cast<size_t>(G * D));
-  for (int64_t k = 0; k < G; ++k)
-    for (int64_t d = 0; d < D; ++d) Wt.get()[d * G + k] = W[k * D + d];
+  transpose(G, D, W, Wt.get(), G);
   for (int64_t t = 0; t < T; ++t) {
     const float* hp = t ? H + (t - 1) * B * D : h0;
     float* g = gates + (keep_all ? t : 0) * B * G;
