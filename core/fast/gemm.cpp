@@ -22,14 +22,18 @@ namespace {
 // The kernel depends on the sizes alone (never on the thread count): that keeps results
 // bit-identical for any OMP_NUM_THREADS. None of the small kernels is used above
 // kGemmParallelMin, where gemm_parallel (the packed path, same bits as gemm_serial) runs.
+// The tiny and unpacked kernels also take one or two rows (Bahdanau's single query per
+// decoder step: 1 x 32 x 10 weights·values and its gradients, 1 x 32 x 640 for w_v's dW):
+// gemm_small's loops ran those at 4-8 GFLOP/s, its B (N, K) case as scalar dot products.
 bool use_direct_path(int64_t M, int64_t N, int64_t K, bool trans_a) {
-  return M > kSmallM && !(N <= kSmallN && !trans_a) && !use_tiny(M, N, K) && use_direct(M, N, K);
+  return !(N <= kSmallN && !trans_a && M > kSmallM) && !use_tiny(M, N, K) && use_direct(M, N, K);
 }
 void gemm_one_thread(const Job& j) {
-  if (j.M <= kSmallM) gemm_small(j);
-  else if (j.N <= kSmallN && !j.trans_a) gemm_narrow(j);
+  if (j.N <= kSmallN && !j.trans_a && j.M > kSmallM) gemm_narrow(j);
   else if (use_tiny(j.M, j.N, j.K)) gemm_tiny(j);
   else if (use_direct(j.M, j.N, j.K)) gemm_direct(j);
+  else if (j.M <= kSmallM) gemm_small(j);
+  else if (j.N <= kSmallN && !j.trans_a) gemm_narrow(j);
   else if (use_padded(j.M, j.N, j.K)) gemm_padded(j);
   else gemm_serial(j);
 }

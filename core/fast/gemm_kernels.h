@@ -194,8 +194,10 @@ inline void pad_rows_kernel(int64_t K, const float* __restrict Apad, const float
 
 // ---------------------------------------------------------------- the drivers
 // Each computes one whole product j with the loops that suit its shape; gemm.cpp picks one
-// from the sizes alone. The small ones are for products the packed path would mostly pad:
-constexpr int64_t kSmallM = 2;  // M <= kSmallM rows: gemm_small
+// from the sizes alone, in this order: gemm_narrow (N <= 2, A not transposed, M > 2),
+// gemm_tiny, gemm_direct, gemm_small (M <= 2), gemm_padded, gemm_serial; gemm_parallel for
+// products above kGemmParallelMin. The small ones are for products the packed path would pad:
+constexpr int64_t kSmallM = 2;  // M <= kSmallM rows: gemm_small (when tiny and direct do not apply)
 constexpr int64_t kSmallN = 2;  // N <= kSmallN columns, A not transposed: gemm_narrow
 void gemm_small(const Job& j);
 void gemm_narrow(const Job& j);

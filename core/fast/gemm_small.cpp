@@ -10,10 +10,12 @@ namespace d2l {
 namespace fast {
 namespace detail {
 
-// One or two rows of C (a single query in attention, a decoder step): the MR-row tile would
-// be mostly zero padding, so a plain loop does it, walking B along its rows whichever way it is
-// stored (j innermost for B (K, N), so the loop vectorises; dot products for B (N, K)). Up to
-// M = 2 it is at least as fast as the packed path (tools/bench/README.md, "GEMM paths").
+// One or two rows of C (a single query in attention, a decoder step) whose operands are too
+// big for the tiny and unpacked kernels (which take the others, gemm.cpp): the MR-row tile
+// would be mostly zero padding, so a plain loop does it, walking B along its rows whichever
+// way it is stored (j innermost for B (K, N), so the loop vectorises; dot products for
+// B (N, K)). Up to M = 2 it is at least as fast as the packed path (tools/bench/README.md,
+// "GEMM paths").
 void gemm_small(const Job& j) {
   auto a = [&](int64_t i, int64_t k) { return j.trans_a ? j.A[k * j.M + i] : j.A[i * j.K + k]; };  // op(A)[i, k]
   for (int64_t i = 0; i < j.M; ++i) {

@@ -111,13 +111,13 @@ TinyFn tiny_fn(int64_t M) {
 // one two-source permute (vpermt2ps) fetches from the pair holding it (pairs in order, each
 // one's masked move overwriting the lanes whose element lies at or past its start). Lanes
 // past N hold junk from B, never stored to C.
-// Up to N*K = 256 (8 pairs, 16 registers); bigger ones (K > 16) are copied element by element.
+// Up to N*K = 256 (8 pairs, 16 registers); bigger ones (K > 16) go through gemm.h's
+// transpose in 16 x 16 blocks.
 constexpr int64_t kShuffleMaxPairs = 8;
 void transpose_B(const Job& j, float* __restrict Bt) {
   const int64_t n = j.N * j.K, pairs = ceil_div(n, 32);
   if (pairs > kShuffleMaxPairs) {
-    for (int64_t q = 0; q < j.N; ++q)
-      for (int64_t k = 0; k < j.K; ++k) Bt[k * kTinyMaxN + q] = j.B[q * j.K + k];
+    transpose_blocks(j.N, j.K, j.B, Bt, kTinyMaxN);
     return;
   }
   __m512 pair[2 * kShuffleMaxPairs];
