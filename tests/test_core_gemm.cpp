@@ -159,10 +159,12 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_tiny_kernel_boundaries) {
 // operands within 2^17 floats, rows cut into equal tiles of at most 14, columns in panels of
 // 32 whose last one is masked): the seq2seq models' shapes and their gradients' (K = 640),
 // row counts that split unevenly, column counts one off a panel or a vector, K = 1024 and
-// 1025 (the packed path again), and shapes just past the tiny kernel.
+// 1025 (the packed path again), and shapes just past the tiny kernel; one or two rows (which
+// take it too), and one or two columns (the 16-row narrow kernel, gemm_direct.cpp).
 BOOST_AUTO_TEST_CASE(fast_matches_naive_on_direct_kernel_boundaries) {
   std::mt19937 gen(6);
   const Dims shapes[] = {{32, 32, 640}, {640, 201, 32}, {64, 96, 32},  {96, 32, 64},  {3, 17, 5},   {17, 3, 70},
+                         {17, 1, 33},   {35, 2, 16},    {640, 1, 32},  {1, 40, 90},  {2, 10, 32},  {1, 33, 640},
                          {29, 33, 31},  {43, 47, 9},    {15, 16, 65},  {16, 17, 64}, {100, 64, 1024}, {100, 64, 1025},
                          {13, 200, 7},  {201, 32, 640}, {28, 49, 100}};
   for (const Dims& d : shapes)

@@ -127,11 +127,13 @@ BOOST_AUTO_TEST_CASE(matmul_every_path_and_transpose) {
 // db sum over the M rows. Tolerances as for the products above. The shapes take the fast
 // tier's bias added by the unpacked GEMM as it stores y (640 x 32 -> 201, 64 x 32 -> 96),
 // added after the product (the small, tiny, packed and threaded paths), with K = 0 (y = b),
-// and db's one-thread and threaded column sums (M N below and above 2^18).
+// and db's one-thread and threaded column sums (M N below and above 2^18); one or two
+// outputs (Bahdanau's w_v: 16 rows at a time, the bias added as they are stored).
 BOOST_AUTO_TEST_CASE(linear_with_and_without_bias) {
   const Product shapes[] = {{1, 0, 4, 3}, {1, 1, 1, 1}, {1, 2, 5, 7}, {1, 9, 1, 16}, {1, 33, 2, 17},
                             {1, 10, 31, 8}, {1, 70, 48, 129}, {1, 640, 80, 96}, {1, 400, 128, 90},
-                            {1, 640, 201, 32}, {1, 64, 96, 32}, {1, 201, 32, 640}, {1, 5, 7, 0}};
+                            {1, 640, 201, 32}, {1, 64, 96, 32}, {1, 201, 32, 640}, {1, 5, 7, 0},
+                            {1, 640, 1, 32},  {1, 21, 2, 40}};
   for (const Product& p : shapes)
     for (bool with_bias : {false, true}) {
       const int64_t M = p.M, N = p.N, K = p.K;

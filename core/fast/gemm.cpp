@@ -25,11 +25,16 @@ namespace {
 // The tiny and unpacked kernels also take one or two rows (Bahdanau's single query per
 // decoder step: 1 x 32 x 10 weights·values and its gradients, 1 x 32 x 640 for w_v's dW):
 // gemm_small's loops ran those at 4-8 GFLOP/s, its B (N, K) case as scalar dot products.
-bool use_direct_path(int64_t M, int64_t N, int64_t K, bool trans_a) {
-  return !(N <= kSmallN && !trans_a && M > kSmallM) && !use_tiny(M, N, K) && use_direct(M, N, K);
+bool is_narrow(int64_t M, int64_t N, bool trans_a) { return N <= kSmallN && !trans_a && M > kSmallM; }
+
+// Whether gemm_one_thread's kernel for this shape adds a bias as it stores C: the unpacked
+// one and the 16-row narrow one do (gemm_direct.cpp).
+bool adds_bias(int64_t M, int64_t N, int64_t K, bool trans_a, bool trans_b) {
+  if (is_narrow(M, N, trans_a)) return kNarrowBlocks && (trans_b || N == 1);
+  return !use_tiny(M, N, K) && use_direct(M, N, K);
 }
 void gemm_one_thread(const Job& j) {
-  if (j.N <= kSmallN && !j.trans_a && j.M > kSmallM) gemm_narrow(j);
+  if (is_narrow(j.M, j.N, j.trans_a)) gemm_narrow(j);
   else if (use_tiny(j.M, j.N, j.K)) gemm_tiny(j);
   else if (use_direct(j.M, j.N, j.K)) gemm_direct(j);
   else if (j.M <= kSmallM) gemm_small(j);
@@ -61,10 +66,10 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const flo
   if (!prepare("gemm", 1, M, N, K, C, accumulate)) return;
   const bool one_thread =
       M <= kSmallM || (N <= kSmallN && !trans_a) || double(M) * double(N) * double(K) < kGemmParallelMin;
-  // The unpacked path adds the bias as it stores C (no second pass over C, which costs 10%
-  // of a 640 x 32 -> 201 Linear); every other path gets it added below.
-  if (bias && one_thread && use_direct_path(M, N, K, trans_a)) {
-    gemm_direct(Job{trans_a, trans_b, M, N, K, A, B, C, false, bias});
+  // Some kernels add the bias as they store C (no second pass over C, which cost 10% of a
+  // 640 x 32 -> 201 Linear and 30% of a 640 x 32 -> 1); every other path gets it added below.
+  if (bias && one_thread && adds_bias(M, N, K, trans_a, trans_b)) {
+    gemm_one_thread(Job{trans_a, trans_b, M, N, K, A, B, C, false, bias});
     return;
   }
   const Job j{trans_a, trans_b, M, N, K, A, B, C, accumulate};

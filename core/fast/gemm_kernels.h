@@ -27,7 +27,8 @@ struct Job {  // one product, as described in gemm.h
   float* C;
   bool accumulate;
   const float* bias = nullptr;  // added to each row of C after the product (gemm.h); only
-                                // gemm_direct adds it itself, gemm() does it for the others
+                                // gemm_direct and narrow_blocks add it themselves (gemm.cpp's
+                                // adds_bias), gemm() does it for the others
 };
 
 // ---------------------------------------------------------------- micro-kernels
@@ -208,6 +209,12 @@ void gemm_tiny(const Job& j);
 bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2 (gemm_direct.cpp)
 void gemm_direct(const Job& j);
 void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);  // gemm.h's transpose
+void narrow_blocks(const Job& j);  // gemm_narrow's AVX-512 kernel: N <= 2, columns of op(B) contiguous
+#if defined(__AVX512F__)
+constexpr bool kNarrowBlocks = true;  // gemm_narrow runs narrow_blocks when trans_b or N == 1
+#else
+constexpr bool kNarrowBlocks = false;
+#endif
 // The packed, blocked path (gemm_packed.cpp) on one thread and shared among the threads;
 // both give the same bits.
 void gemm_serial(const Job& j);

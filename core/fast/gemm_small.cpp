@@ -51,7 +51,12 @@ void gemm_narrow_rows(const Job& j) {
     }
   }
 }
-void gemm_narrow(const Job& j) { j.trans_b || j.N == 1 ? gemm_narrow_rows<1>(j) : gemm_narrow_rows<0>(j); }
+void gemm_narrow(const Job& j) {
+#if defined(__AVX512F__)
+  if (j.trans_b || j.N == 1) return narrow_blocks(j);  // 16 rows at a time (gemm_direct.cpp)
+#endif
+  j.trans_b || j.N == 1 ? gemm_narrow_rows<1>(j) : gemm_narrow_rows<0>(j);
+}
 
 // Small products with at most 32 columns (one attention head's Q Kᵀ or weights·V: the book's
 // 10 x 10 x 8, batches of 256 of them): a 14 x 32 register tile would be mostly padding and
