@@ -101,7 +101,12 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
     for (int64_t b = 0; b < batch; ++b) gemm_parallel(job(b));
     return;
   }
-  parallel_for(batch, work * double(batch) >= kGemmParallelMin, [&](int64_t b) { gemm_one_thread(job(b)); });
+  const bool fork = work * double(batch) >= kGemmParallelMin;
+  if (!fork && use_tiny(M, N, K) && !is_narrow(M, N, trans_a)) {  // the heads of attention: no per-matrix dispatch
+    gemm_tiny_batch(job(0), batch);
+    return;
+  }
+  parallel_for(batch, fork, [&](int64_t b) { gemm_one_thread(job(b)); });
 }
 
 GemmBlocking gemm_blocking() { return GemmBlocking{kMR, kNR, kKC, kMC, kNC}; }

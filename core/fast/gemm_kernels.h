@@ -206,6 +206,7 @@ bool use_padded(int64_t M, int64_t N, int64_t K);  // small enough for gemm_padd
 void gemm_padded(const Job& j);
 bool use_tiny(int64_t M, int64_t N, int64_t K);  // C in registers: M, N <= 16, K <= 64 (gemm_tiny.cpp)
 void gemm_tiny(const Job& j);
+void gemm_tiny_batch(const Job& j, int64_t batch);  // batch matrices after j's, one kernel lookup
 bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2 (gemm_direct.cpp)
 void gemm_direct(const Job& j);
 void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);  // gemm.h's transpose

@@ -140,21 +140,28 @@ void transpose_B(const Job& j, float* __restrict Bt) {
 
 }  // namespace
 
-void gemm_tiny(const Job& j) {
+// Matrices b = 0..batch-1 of a batched product (A + b*M*K, B + b*K*N, C + b*M*N), the
+// kernel picked once for all of them.
+void gemm_tiny_batch(const Job& j, int64_t batch) {
   const bool narrow = j.N <= 8;  // 8 lanes are enough: half the work per multiply-add
   const TinyFn fn = narrow ? (j.trans_a ? tiny_fn<8, true>(j.M) : tiny_fn<8, false>(j.M))
                            : (j.trans_a ? tiny_fn<16, true>(j.M) : tiny_fn<16, false>(j.M));
-  if (!j.trans_b) {  // op(B) = B (K, N): row k at B + k*N
-    fn(j, j.B, j.N);
-    return;
+  Job m = j;
+  for (int64_t b = 0; b < batch; ++b, m.A += j.M * j.K, m.B += j.K * j.N, m.C += j.M * j.N) {
+    if (!j.trans_b) {  // op(B) = B (K, N): row k at B + k*N
+      fn(m, m.B, j.N);
+      continue;
+    }
+    alignas(64) float Bt[kTinyMaxK * kTinyMaxN];
+    transpose_B(m, Bt);
+    fn(m, Bt, kTinyMaxN);
   }
-  alignas(64) float Bt[kTinyMaxK * kTinyMaxN];
-  transpose_B(j, Bt);
-  fn(j, Bt, kTinyMaxN);
 }
+void gemm_tiny(const Job& j) { gemm_tiny_batch(j, 1); }
 #else
 bool use_tiny(int64_t, int64_t, int64_t) { return false; }
 void gemm_tiny(const Job&) {}  // never called: use_tiny is false on this target
+void gemm_tiny_batch(const Job&, int64_t) {}
 #endif
 
 }  // namespace detail
