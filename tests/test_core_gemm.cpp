@@ -296,7 +296,8 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
     }
   // Batched: the one-matrix-per-thread path, the split-each-matrix path, and their agreement
   // with single gemm calls.
-  const int64_t batches[][4] = {{64, 50, 64, 40}, {2, 150, 160, 300}, {520, 16, 16, 64}, {5300, 10, 10, 8}, {64, 10, 10, 8}};
+  const int64_t batches[][4] = {{64, 50, 64, 40},  {2, 150, 160, 300}, {520, 16, 16, 64},
+                                {5300, 10, 10, 8}, {64, 10, 10, 8}};
   for (const auto& c : batches) {
     const int64_t batch = c[0], M = c[1], N = c[2], K = c[3];
     const std::vector<float> A = random_vec(batch * M * K, gen), B = random_vec(batch * K * N, gen);

@@ -102,7 +102,7 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
     return;
   }
   const bool fork = work * double(batch) >= kGemmParallelMin;
-  if (!fork && use_tiny(M, N, K) && !is_narrow(M, N, trans_a)) {  // the heads of attention: no per-matrix dispatch
+  if (!fork && use_tiny(M, N, K) && !is_narrow(M, N, trans_a)) {  // attention heads: one lookup for all
     gemm_tiny_batch(job(0), batch);
     return;
   }
