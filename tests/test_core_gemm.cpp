@@ -294,8 +294,9 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
       d2l::fast::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C2.data(), false);
       BOOST_TEST((C1 == C2), "gemm M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
     }
-  // Batched: the one-matrix-per-thread path, the split-each-matrix path, and their agreement
-  // with single gemm calls.
+  // Batched: the one-matrix-per-thread path, the split-each-matrix path, the tiny kernel's
+  // batch loop (64 heads of 10 x 10 x 8, below the fork size) and, forked, one tiny matrix
+  // per call; and their agreement with single gemm calls.
   const int64_t batches[][4] = {{64, 50, 64, 40},  {2, 150, 160, 300}, {520, 16, 16, 64},
                                 {5300, 10, 10, 8}, {64, 10, 10, 8}};
   for (const auto& c : batches) {
