@@ -11,9 +11,9 @@
 //   c[i, :] += op(A)[i, k] · op(B)[k, :]     for k = 0..K-1 in order, i = 0..M-1
 // op(A)[i, k] is broadcast from wherever A keeps it (either layout: no copy), op(B)'s row k
 // is one masked load when B is stored (K, N); only a B stored (N, K) (Q Kᵀ) is first
-// transposed into a K x 16 block on the stack, N·K scalar moves. M is a template argument
-// (a table of the 16 row counts), so every accumulator is a register and every row a
-// separate chain of fused multiply-adds that the core overlaps.
+// transposed into a K x 16 block on the stack, by vector shuffles (transpose_B). M is a
+// template argument (a table of the 16 row counts), so every accumulator is a register and
+// every row a separate chain of fused multiply-adds that the core overlaps.
 //
 // Each C element is one chain over k in order, added to C at the end when accumulating: the
 // bits depend on the sizes alone. Needs AVX-512 (masked loads and stores of 8 or 16 lanes);
