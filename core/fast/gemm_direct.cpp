@@ -60,8 +60,14 @@ void direct_tile(int64_t K, const float* __restrict A, int64_t lda, const float*
   const __mmask16 last = tail >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << tail) - 1);
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i)
+  for (int i = 0; i < MR; ++i) {
     for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
+    // C is only touched at the end; a freshly allocated output is often not in cache, and
+    // fetching its lines then stalls the stores (a 640 x 32 -> 32 Linear whose y and x came
+    // from memory ran at 2/3 speed). Asking for them now overlaps that with the k loop.
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + nr - 1), _MM_HINT_T0);
+  }
   for (int64_t k = 0; k < K; ++k) {
     __m512 b[NV];
     for (int v = 0; v + 1 < NV; ++v) b[v] = _mm512_loadu_ps(B + k * ldb + 16 * v);
