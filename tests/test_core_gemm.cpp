@@ -134,6 +134,66 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_small_kernel_boundaries) {
     }
 }
 
+// The tiny kernel (gemm_tiny.cpp: M, N <= 16, K <= 64, C in registers, 8 or 16 lanes, B
+// stored (N, K) transposed by shuffles up to N*K = 256, element by element beyond): every row
+// count 1..17, the lane widths' edges N = 3, 8, 9, 16, 17, and K across 1, the shuffle limit
+// and the kernel's limit; all flags, single and batched.
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_tiny_kernel_boundaries) {
+  std::mt19937 gen(5);
+  std::vector<Dims> shapes;
+  for (int64_t M = 1; M <= 17; ++M) shapes.push_back({M, M % 2 ? 9 : 8, 3 + M % 5});
+  const Dims edges[] = {{10, 10, 8}, {10, 8, 10}, {3, 3, 1},   {16, 16, 16}, {16, 16, 17}, {15, 16, 64},
+                        {16, 17, 8}, {17, 16, 8}, {16, 9, 65}, {5, 16, 29},  {12, 13, 20}, {4, 7, 64}};
+  shapes.insert(shapes.end(), std::begin(edges), std::end(edges));
+  for (const Dims& d : shapes)
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
+      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
+                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
+      BOOST_TEST(compare(ta, tb, 7, d.M, d.N, d.K, acc, gen) == 0,
+                 "batch 7, M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
+    }
+}
+
+// The unpacked kernel (gemm_direct.cpp: one thread's products with K <= 1024 and both
+// operands within 2^17 floats, rows cut into equal tiles of at most 14, columns in panels of
+// 32 whose last one is masked): the seq2seq models' shapes and their gradients' (K = 640),
+// row counts that split unevenly, column counts one off a panel or a vector, K = 1024 and
+// 1025 (the packed path again), and shapes just past the tiny kernel; one or two rows (which
+// take it too), and one or two columns (the 16-row narrow kernel, gemm_direct.cpp).
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_direct_kernel_boundaries) {
+  std::mt19937 gen(6);
+  const Dims shapes[] = {{32, 32, 640}, {640, 201, 32}, {64, 96, 32},  {96, 32, 64},  {3, 17, 5},   {17, 3, 70},
+                         {17, 1, 33},   {35, 2, 16},    {640, 1, 32},  {1, 40, 90},  {2, 10, 32},  {1, 33, 640},
+                         {29, 33, 31},  {43, 47, 9},    {15, 16, 65},  {16, 17, 64}, {100, 64, 1024}, {100, 64, 1025},
+                         {13, 200, 7},  {201, 32, 640}, {28, 49, 100}};
+  for (const Dims& d : shapes)
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
+      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
+                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
+    }
+  BOOST_TEST(compare(false, true, 3, 29, 33, 31, true, gen) == 0, "batch 3, 29 x 33 x 31");
+}
+
+// The transpose behind the unpacked GEMM's B stored (N, K) and the GRU's W_hh (16 x 16
+// blocks through registers): every element moved exactly, the columns of out past `rows`
+// (the row stride's padding) untouched, sizes on both sides of the block edges.
+BOOST_AUTO_TEST_CASE(transpose_moves_every_element) {
+  std::mt19937 gen(7);
+  const int64_t sizes[][2] = {{1, 1}, {1, 17}, {17, 1}, {16, 16}, {15, 17}, {33, 32}, {96, 32}, {201, 32}, {5, 40}};
+  for (const auto& s : sizes) {
+    const int64_t rows = s[0], cols = s[1], ld = rows + 3;
+    const std::vector<float> in = random_vec(rows * cols, gen);
+    std::vector<float> out(cols * ld, 7.0f);
+    d2l::fast::transpose(rows, cols, in.data(), out.data(), ld);
+    int bad = 0;
+    for (int64_t k = 0; k < cols; ++k)
+      for (int64_t q = 0; q < ld; ++q) bad += out[k * ld + q] != (q < rows ? in[q * cols + k] : 7.0f);
+    BOOST_TEST(bad == 0, "transpose " << rows << " x " << cols);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(fast_matches_naive_on_random_shapes) {
   std::mt19937 gen(2);
   std::uniform_int_distribution<int64_t> size(1, 150);
@@ -221,7 +281,8 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
   std::mt19937 gen(4);
   const int saved = omp_get_max_threads();
   const auto g = gemm_blocking();
-  const Dims shapes[] = {{300, 290, 2 * g.KC + 9}, {3, 2 * g.NC + 40, 300}, {g.MR * 5 + 1, 500, 100}};
+  const Dims shapes[] = {{300, 290, 2 * g.KC + 9}, {3, 2 * g.NC + 40, 300}, {g.MR * 5 + 1, 500, 100}, {640, 201, 32},
+                         {32, 32, 640}};
   for (const Dims& d : shapes)
     for (int flags = 0; flags < 4; ++flags) {
       const bool ta = flags & 1, tb = flags & 2;
@@ -233,9 +294,11 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
       d2l::fast::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C2.data(), false);
       BOOST_TEST((C1 == C2), "gemm M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
     }
-  // Batched: the one-matrix-per-thread path, the split-each-matrix path, and their agreement
-  // with single gemm calls.
-  const int64_t batches[][4] = {{64, 50, 64, 40}, {2, 150, 160, 300}};
+  // Batched: the one-matrix-per-thread path, the split-each-matrix path, the tiny kernel's
+  // batch loop (64 heads of 10 x 10 x 8, below the fork size) and, forked, one tiny matrix
+  // per call; and their agreement with single gemm calls.
+  const int64_t batches[][4] = {{64, 50, 64, 40},  {2, 150, 160, 300}, {520, 16, 16, 64},
+                                {5300, 10, 10, 8}, {64, 10, 10, 8}};
   for (const auto& c : batches) {
     const int64_t batch = c[0], M = c[1], N = c[2], K = c[3];
     const std::vector<float> A = random_vec(batch * M * K, gen), B = random_vec(batch * K * N, gen);

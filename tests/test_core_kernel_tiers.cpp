@@ -105,14 +105,16 @@ int check_matmul(const Product& p, bool ta, bool tb) {
 BOOST_AUTO_TEST_SUITE(core_kernel_tiers)
 
 // Shapes aimed at every path of the fast GEMM (core/fast/gemm.cpp): empty, one or two rows
-// or columns, the padded small kernel (M <= 64, N <= 32, K <= 128) and just past it, sizes
+// or columns, the tiny kernel (M, N <= 16, K <= 64: one attention head's products, a batch of
+// 256 as in the Transformer), the padded small kernel (M <= 64, N <= 32, K <= 128) and just past it, sizes
 // off the AVX-512 tile (14 x 32) and the AVX2 one (6 x 16), K beyond the KC block (256)
 // and beyond 1024, and a product above the thread threshold (M N K >= 2^22).
 BOOST_AUTO_TEST_CASE(matmul_every_path_and_transpose) {
   const Product shapes[] = {{1, 0, 5, 3},   {1, 4, 0, 3},    {1, 3, 4, 0},     {0, 3, 3, 3},    {1, 1, 1, 1},
                             {1, 1, 37, 5},  {3, 2, 19, 33},  {1, 29, 1, 13},   {2, 70, 2, 17},  {4, 10, 10, 8},
                             {3, 7, 17, 9},  {2, 64, 32, 128}, {2, 65, 33, 129}, {1, 15, 33, 31}, {1, 97, 101, 103},
-                            {1, 13, 5, 1100}, {1, 131, 127, 300}};
+                            {1, 13, 5, 1100}, {1, 131, 127, 300}, {256, 10, 10, 8}, {5, 16, 16, 16},
+                            {3, 16, 9, 65},   {6, 13, 17, 20},   {4, 1, 16, 3}};
   for (const Product& p : shapes)
     for (int flags = 0; flags < 4; ++flags) {
       const bool ta = flags & 1, tb = flags & 2;
@@ -122,10 +124,16 @@ BOOST_AUTO_TEST_CASE(matmul_every_path_and_transpose) {
 }
 
 // nn.Linear: y = x Wᵀ + b is a sum of K products plus the bias; dx sums N products, dW and
-// db sum over the M rows. Tolerances as for the products above.
+// db sum over the M rows. Tolerances as for the products above. The shapes take the fast
+// tier's bias added by the unpacked GEMM as it stores y (640 x 32 -> 201, 64 x 32 -> 96),
+// added after the product (the small, tiny, packed and threaded paths), with K = 0 (y = b),
+// and db's one-thread and threaded column sums (M N below and above 2^18); one or two
+// outputs (Bahdanau's w_v: 16 rows at a time, the bias added as they are stored).
 BOOST_AUTO_TEST_CASE(linear_with_and_without_bias) {
   const Product shapes[] = {{1, 0, 4, 3}, {1, 1, 1, 1}, {1, 2, 5, 7}, {1, 9, 1, 16}, {1, 33, 2, 17},
-                            {1, 10, 31, 8}, {1, 70, 48, 129}, {1, 640, 80, 96}, {1, 400, 128, 90}};
+                            {1, 10, 31, 8}, {1, 70, 48, 129}, {1, 640, 80, 96}, {1, 400, 128, 90},
+                            {1, 640, 201, 32}, {1, 64, 96, 32}, {1, 201, 32, 640}, {1, 5, 7, 0},
+                            {1, 640, 1, 32},  {1, 21, 2, 40}};
   for (const Product& p : shapes)
     for (bool with_bias : {false, true}) {
       const int64_t M = p.M, N = p.N, K = p.K;

@@ -12,6 +12,9 @@
 //
 //   C  = op(A) op(B)   when !accumulate
 //   C += op(A) op(B)   when accumulate   (backward adds into existing gradients)
+// gemm's optional bias (N floats, only with !accumulate) is added to every row of the
+// product: C = op(A) op(B) + 1 biasᵀ, nn.Linear's y = x Wᵀ + b in one pass over C (each
+// element rounded as the product, then the bias added, as in two passes).
 //
 // Degenerate sizes are allowed: with M or N = 0 nothing is touched; with K = 0 the product is the
 // empty sum, so C becomes 0 (or stays unchanged when accumulating). Negative sizes throw
@@ -28,7 +31,7 @@ namespace fast {
 // Packed, cache-blocked, register-blocked (AVX-512 / AVX2+FMA / portable C++),
 // OpenMP across tiles of C once the problem is large enough to repay a thread fork.
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float* C,
-          bool accumulate);
+          bool accumulate, const float* bias = nullptr);
 
 // `batch` independent products, as torch.bmm: A_b = A + b*M*K, B_b = B + b*K*N, C_b = C + b*M*N,
 // with the same trans/accumulate meaning per matrix. Small matrices (the book's attention has
@@ -36,6 +39,10 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const flo
 // split inside each matrix. Both paths give the same bits.
 void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const float* A,
                   const float* B, float* C, bool accumulate);
+
+// out (cols x rows, row stride ld_out >= rows) = the transpose of in (rows x cols): the
+// columns of out past `rows` are left as they were. (gemm_direct.cpp)
+void transpose(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);
 
 // The blocking gemm() uses on this build (it depends on the instruction set), so tests can aim
 // shapes at every block edge: MR x NR register tile, KC inner-dim block, MC x NC cache blocks.

@@ -26,6 +26,9 @@ struct Job {  // one product, as described in gemm.h
   const float* B;
   float* C;
   bool accumulate;
+  const float* bias = nullptr;  // added to each row of C after the product (gemm.h); only
+                                // gemm_direct and narrow_blocks add it themselves (gemm.cpp's
+                                // adds_bias), gemm() does it for the others
 };
 
 // ---------------------------------------------------------------- micro-kernels
@@ -192,13 +195,27 @@ inline void pad_rows_kernel(int64_t K, const float* __restrict Apad, const float
 
 // ---------------------------------------------------------------- the drivers
 // Each computes one whole product j with the loops that suit its shape; gemm.cpp picks one
-// from the sizes alone. The small ones are for products the packed path would mostly pad:
-constexpr int64_t kSmallM = 2;  // M <= kSmallM rows: gemm_small
+// from the sizes alone, in this order: gemm_narrow (N <= 2, A not transposed, M > 2),
+// gemm_tiny, gemm_direct, gemm_small (M <= 2), gemm_padded, gemm_serial; gemm_parallel for
+// products above kGemmParallelMin. The small ones are for products the packed path would pad:
+constexpr int64_t kSmallM = 2;  // M <= kSmallM rows: gemm_small (when tiny and direct do not apply)
 constexpr int64_t kSmallN = 2;  // N <= kSmallN columns, A not transposed: gemm_narrow
 void gemm_small(const Job& j);
 void gemm_narrow(const Job& j);
 bool use_padded(int64_t M, int64_t N, int64_t K);  // small enough for gemm_padded
 void gemm_padded(const Job& j);
+bool use_tiny(int64_t M, int64_t N, int64_t K);  // C in registers: M, N <= 16, K <= 64 (gemm_tiny.cpp)
+void gemm_tiny(const Job& j);
+void gemm_tiny_batch(const Job& j, int64_t batch);  // batch matrices after j's, one kernel lookup
+bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2 (gemm_direct.cpp)
+void gemm_direct(const Job& j);
+void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);  // gemm.h's transpose
+void narrow_blocks(const Job& j);  // gemm_narrow's AVX-512 kernel: N <= 2, columns of op(B) contiguous
+#if defined(__AVX512F__)
+constexpr bool kNarrowBlocks = true;  // gemm_narrow runs narrow_blocks when trans_b or N == 1
+#else
+constexpr bool kNarrowBlocks = false;
+#endif
 // The packed, blocked path (gemm_packed.cpp) on one thread and shared among the threads;
 // both give the same bits.
 void gemm_serial(const Job& j);

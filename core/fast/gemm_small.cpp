@@ -10,10 +10,12 @@ namespace d2l {
 namespace fast {
 namespace detail {
 
-// One or two rows of C (a single query in attention, a decoder step): the MR-row tile would
-// be mostly zero padding, so a plain loop does it, walking B along its rows whichever way it is
-// stored (j innermost for B (K, N), so the loop vectorises; dot products for B (N, K)). Up to
-// M = 2 it is at least as fast as the packed path (tools/bench/README.md, "GEMM paths").
+// One or two rows of C (a single query in attention, a decoder step) whose operands are too
+// big for the tiny and unpacked kernels (which take the others, gemm.cpp): the MR-row tile
+// would be mostly zero padding, so a plain loop does it, walking B along its rows whichever
+// way it is stored (j innermost for B (K, N), so the loop vectorises; dot products for
+// B (N, K)). Up to M = 2 it is at least as fast as the packed path (tools/bench/README.md,
+// "GEMM paths").
 void gemm_small(const Job& j) {
   auto a = [&](int64_t i, int64_t k) { return j.trans_a ? j.A[k * j.M + i] : j.A[i * j.K + k]; };  // op(A)[i, k]
   for (int64_t i = 0; i < j.M; ++i) {
@@ -49,7 +51,12 @@ void gemm_narrow_rows(const Job& j) {
     }
   }
 }
-void gemm_narrow(const Job& j) { j.trans_b || j.N == 1 ? gemm_narrow_rows<1>(j) : gemm_narrow_rows<0>(j); }
+void gemm_narrow(const Job& j) {
+#if defined(__AVX512F__)
+  if (j.trans_b || j.N == 1) return narrow_blocks(j);  // 16 rows at a time (gemm_direct.cpp)
+#endif
+  j.trans_b || j.N == 1 ? gemm_narrow_rows<1>(j) : gemm_narrow_rows<0>(j);
+}
 
 // Small products with at most 32 columns (one attention head's Q Kᵀ or weights·V: the book's
 // 10 x 10 x 8, batches of 256 of them): a 14 x 32 register tile would be mostly padding and

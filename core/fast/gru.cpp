@@ -70,16 +70,18 @@ void gru_backward_row(float* __restrict gr, float* __restrict gz, float* __restr
 }  // namespace
 
 // Per step: gh = b_hh + h_{t-1} W_hhᵀ as one GEMM over the batch, then the gate math row
-// by row (shapes in core/kernels.h).
+// by row (shapes in core/kernels.h). W_hh (G, D) is transposed once per call into Wt (D, G),
+// so each step's product reads both operands in place (gemm_direct.cpp: 64 x 32 by 32 x 96
+// for the book's Bahdanau model) instead of transposing W_hh again at every step.
 void gru_forward(float* H, float* gates, float* cand, const float* gi, const float* h0, const float* W, const float* b,
                  int64_t T, int64_t B, int64_t D, bool keep_all) {
   const int64_t G = 3 * D;
+  Buffer Wt(static_cast<size_t>(G * D));
+  transpose(G, D, W, Wt.get(), G);
   for (int64_t t = 0; t < T; ++t) {
     const float* hp = t ? H + (t - 1) * B * D : h0;
     float* g = gates + (keep_all ? t : 0) * B * G;
-    // gh = b_hh + h_{t-1} W_hhᵀ: the bias first, then one GEMM accumulating onto it.
-    for (int64_t r = 0; r < B; ++r) std::memcpy(g + r * G, b, sizeof(float) * G);
-    gemm(false, true, B, G, D, hp, W, g, true);
+    gemm(false, false, B, G, D, hp, Wt.get(), g, false, b);  // gh = h_{t-1} W_hhᵀ + b_hh
     const float* x = gi + t * B * G;
     float* h = H + t * B * D;
     float* n = cand + (keep_all ? t : 0) * B * D;

@@ -30,14 +30,21 @@ void matmul_backward(float* dA, float* dB, const float* dC, const float* A, cons
   }
 }
 
-// y = x Wᵀ + b: one GEMM reading W (N, K) transposed, then the bias row by row.
+// y = x Wᵀ + b: one GEMM reading W (N, K) transposed, the bias added to each row of the
+// product (by the GEMM as it stores y where it can, gemm.h).
 void linear_forward(float* y, const float* x, const float* W, const float* b, int64_t M, int64_t N, int64_t K) {
-  gemm(false, true, M, N, K, x, W, y, false);
-  if (!b) return;
-  parallel_for(M, M * N >= kParallelMin, [&](int64_t r) {
-    for (int64_t j = 0; j < N; ++j) y[r * N + j] += b[j];
-  });
+  gemm(false, true, M, N, K, x, W, y, false, b);
 }
+
+namespace {
+// s[j] = Σ_r dy[r, j] for the M rows in order (s and dy never overlap: restrict lets the
+// loop vectorise without a runtime overlap test).
+void column_sums(const float* __restrict dy, float* __restrict s, int64_t M, int64_t N) {
+  std::fill(s, s + N, 0.0f);
+  for (int64_t r = 0; r < M; ++r)
+    for (int64_t j = 0; j < N; ++j) s[j] += dy[r * N + j];
+}
+}  // namespace
 
 // dx += dy W;  dW += dyᵀ x;  db += Σ_rows dy.
 void linear_backward(float* dx, float* dW, float* db, const float* dy, const float* x, const float* W, int64_t M,
@@ -45,9 +52,18 @@ void linear_backward(float* dx, float* dW, float* db, const float* dy, const flo
   if (dx) gemm(false, false, M, K, N, dy, W, dx, true);
   if (dW) gemm(true, false, N, K, M, dy, x, dW, true);
   if (!db) return;
+  // db[j] += Σ_r dy[r, j], rows summed in order (the same bits either way below). One
+  // thread: the rows of dy in turn into N running sums, one contiguous pass (walking it in
+  // 16-column strips instead, stride N, took 10% of a 640 x 32 -> 201 Linear's backward).
+  if (M * N < kParallelMin) {
+    Buffer acc(static_cast<size_t>(N));
+    column_sums(dy, acc.get(), M, N);
+    for (int64_t j = 0; j < N; ++j) db[j] += acc.get()[j];
+    return;
+  }
   // Columns split over threads, rows summed in order within each: deterministic.
   constexpr int64_t kCols = 16;
-  parallel_for(ceil_div(N, kCols), M * N >= kParallelMin, [&](int64_t block) {
+  parallel_for(ceil_div(N, kCols), true, [&](int64_t block) {
     const int64_t j0 = block * kCols, j1 = std::min(N, j0 + kCols);
     float acc[kCols] = {};
     for (int64_t r = 0; r < M; ++r)
