@@ -3,8 +3,8 @@
 //
 // A model is a list of products, each as one training step (forward and backward) runs
 // it: batch, M, N, K, the transpose flags, whether it adds into C (a gradient), and how many
-// times per step. For each product both libraries are timed in alternating blocks in this
-// process (a neighbour's load then hits both), medians of the blocks:
+// times per step. For each product both libraries are timed, medians of blocks of calls:
+// OpenBLAS in a child process, then ours in this one (see openblas_seconds for why):
 //   bench=gemm_shapes model=.. product=.. threads=.. gflops=.. openblas_gflops=.. ratio=..
 // and for the model as a whole (the sum of the products' times, count times each):
 //   bench=gemm_shapes model=nli threads=.. step_mflop=.. ours_ms=.. openblas_ms=..
@@ -14,8 +14,7 @@
 // matrix, the matrices shared among the threads with OpenBLAS on one thread each (how our
 // gemm_batched runs them); single products call OpenBLAS with all threads.
 // Usage: gemm_shapes [--model nli|seq2seq|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]
-// (--cpu-time: one thread, timed by its CPU time; for a machine that other jobs keep busy).
-// The first line printed names OpenBLAS's idle-wait setting (see main).
+// (--cpu-time: one thread, timed by its CPU time; for a machine that other jobs keep busy)
 // With --model nli (or all) the NLI model itself is timed too, in the same process: training
 // steps of DecomposableAttention (batch 256, 50 + 50 tokens, the shared SNLI set's vocabulary
 // of 2763 words, the book's sizes; forward, the summed cross-entropy, backward, Adam) as
@@ -116,6 +115,13 @@ std::vector<Product> mha_products() {
   return v;
 }
 
+// Square products, for comparison with the matmul bench.
+std::vector<Product> square_products() {
+  return {{"256^3", 1, 256, 256, 256, false, false, false, 1},
+          {"512^3", 1, 512, 512, 512, false, false, false, 1},
+          {"512^3 ta", 1, 512, 512, 512, true, false, true, 1}};
+}
+
 // --cpu-time: the calling thread's CPU time instead of the wall clock. With one thread it
 // leaves out the waits for a core, so a busy machine still gives usable figures.
 bool g_cpu_time = false;
@@ -160,50 +166,68 @@ struct Timing {
   double ours_s, blas_s;
 };
 
-// Seconds per call of each library: alternating blocks of calls (each block >= 2 ms), with a
-// pause between blocks so one library's idle spinning workers do not slow the other.
-Timing time_product(const Product& p, int threads, double budget) {
+// Seconds per call of one library on one product: the median of blocks of calls, each
+// block >= 10 ms.
+double time_calls(const Product& p, int threads, double budget, bool openblas) {
   const size_t nA = p.batch * p.M * p.K, nB = p.batch * p.K * p.N, nC = p.batch * p.M * p.N;
-  std::vector<float> A(nA), B(nB), C(nC), D(nC);
+  std::vector<float> A(nA), B(nB), C(nC);
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> U(-1.0f, 1.0f);
   for (float& x : A) x = U(gen);
   for (float& x : B) x = U(gen);
   for (float& x : C) x = U(gen);
-  D = C;
-  auto ours = [&] { our_product(p, A.data(), B.data(), C.data()); };
-  auto blas = [&] { blas_product(p, A.data(), B.data(), D.data(), threads); };
 #ifdef _OPENMP
   omp_set_num_threads(threads);
 #endif
-  ours();
-  blas();
-  auto seconds = [](auto& f, int calls) {
+  auto call = [&] {
+    if (openblas) blas_product(p, A.data(), B.data(), C.data(), threads);
+    else our_product(p, A.data(), B.data(), C.data());
+  };
+  auto seconds = [&](int calls) {
     const double t0 = now();
-    for (int c = 0; c < calls; ++c) f();
+    for (int c = 0; c < calls; ++c) call();
     return (now() - t0) / calls;
   };
-  const double single = std::max(seconds(ours, 1), 1e-7);
-  const int calls = std::max(1, int(2e-3 / single));
-  const int blocks = std::clamp(int(budget / (2 * single * calls)), 4, 40);
-  std::vector<double> to, tb;
-  for (int r = 0; r < blocks; ++r) {
-    const bool mine_first = r % 2 == 0;
-    for (int side = 0; side < 2; ++side) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(threads > 1 ? 20 : 0));
-      if ((side == 0) == mine_first) to.push_back(seconds(ours, calls));
-      else tb.push_back(seconds(blas, calls));
-    }
+  call();
+  const double single = std::max(seconds(1), 1e-7);
+  const int calls = std::max(1, int(10e-3 / single));
+  const int blocks = std::clamp(int(budget / (single * calls)), 3, 20);
+  std::vector<double> t;
+  for (int r = 0; r < blocks; ++r) t.push_back(seconds(calls));
+  return median(t);
+}
+
+// OpenBLAS's side runs in a child process (this program again, with --openblas-side), so
+// the two libraries never share a process: OpenBLAS's idle workers spin (sched_yield) for a
+// long while after each call, and libgomp's after each parallel region, and either took a
+// core from the other (measured in one process: our 2-thread GEMM at 3-45 GFLOP/s right
+// after OpenBLAS blocks, against 140-170 alone; pauses of 150 ms between blocks did not
+// cure it, and OpenBLAS with its shortest wait, OPENBLAS_THREAD_TIMEOUT=4, ran at half its
+// 2-thread speed). The child prints seconds per call, one product per line.
+std::string g_self;  // argv[0], to run the child
+std::vector<double> openblas_seconds(const char* model, size_t count, int threads, double budget) {
+  const std::string cmd = "'" + g_self + "' --openblas-side " + model + " --threads " + std::to_string(threads) +
+                          " --budget " + std::to_string(budget) + (g_cpu_time ? " --cpu-time" : "");
+  FILE* child = popen(cmd.c_str(), "r");
+  std::vector<double> t;
+  double v;
+  while (child && std::fscanf(child, "%lf", &v) == 1) t.push_back(v);
+  if (!child || pclose(child) != 0 || t.size() != count) {
+    std::fprintf(stderr, "error: gemm_shapes: the OpenBLAS side (%s) gave %zu of %zu timings\n", cmd.c_str(), t.size(),
+                 count);
+    std::exit(1);
   }
-  return {median(to), median(tb)};
+  return t;
 }
 
 // Returns OpenBLAS's seconds for one step's products.
 double run_model(const char* model, const std::vector<Product>& products, int64_t examples, int threads, double budget) {
+  const std::vector<double> blas_s = openblas_seconds(model, products.size(), threads, budget);
   double flop = 0, ours = 0, blas = 0;
-  for (const Product& p : products) {
+  for (size_t i = 0; i < products.size(); ++i) {
+    const Product& p = products[i];
     const double f = 2.0 * p.batch * p.M * p.N * p.K;
-    const Timing t = time_product(p, threads, budget);
+    const Timing t{time_calls(p, threads, budget, false), blas_s[i]};
     std::printf("bench=gemm_shapes model=%s product=%s batch=%lld M=%lld N=%lld K=%lld ta=%d tb=%d threads=%d"
                 " gflops=%.1f openblas_gflops=%.1f ratio=%.2f\n",
                 model, p.name, (long long)p.batch, (long long)p.M, (long long)p.N, (long long)p.K, p.ta, p.tb, threads,
@@ -260,7 +284,6 @@ void run_nli_against_limit(int threads, double budget, int rounds, int steps) {
   std::vector<double> ours, limit, ratio;
   for (int r = 0; r < rounds; ++r) {
     const double blas_s = run_model("nli", products, examples, threads, budget);
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));  // OpenBLAS's workers stop spinning
     const double step_s = nli_step_seconds(threads, steps);
     ours.push_back(examples / step_s);
     limit.push_back(examples / blas_s);
@@ -279,24 +302,14 @@ void run_nli_against_limit(int threads, double budget, int rounds, int steps) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // OpenBLAS's idle worker threads spin for 2^28 cycles (about 0.1 s here) after each call,
-  // longer than the pause between two blocks of calls, so they took a core from our next
-  // block (measured on 2 cores: our 2-thread GEMM at 5-45 GFLOP/s after an OpenBLAS block
-  // against 140-170 alone). OpenBLAS reads that wait once, when it loads: so run again with
-  // its shortest setting (2^4 cycles) unless the caller set one. Its speed does not suffer
-  // at these sizes (a product here takes 0.1-50 ms; waking a worker takes microseconds).
-  if (!std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
-    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
-    execv("/proc/self/exe", argv);
-    std::perror("gemm_shapes: execv /proc/self/exe (continuing with OpenBLAS's default wait)");
-    unsetenv("OPENBLAS_THREAD_TIMEOUT");
-  }
-  std::string model = "all";
+  std::string model = "all", openblas_side;
   int threads = 0;
   double budget = 0.4;
   int rounds = 3, steps = 10;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--model") && i + 1 < argc) model = argv[++i];
+    else if (!std::strcmp(argv[i], "--openblas-side") && i + 1 < argc) openblas_side = argv[++i];  // internal
+    else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) budget = std::atof(argv[++i]);    // internal
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--quick")) budget = 0.05, rounds = 1, steps = 2;
@@ -308,21 +321,29 @@ int main(int argc, char** argv) {
       return help ? 0 : 2;
     }
   }
+  char self[4096];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  g_self = len > 0 ? std::string(self, size_t(len)) : std::string(argv[0]);
+  if (!openblas_side.empty()) {  // the child of openblas_seconds: OpenBLAS's timings only
+    int64_t examples = 0;
+    const std::vector<Product> products = openblas_side == "nli" ? nli_products(&examples)
+                                          : openblas_side == "seq2seq" ? seq2seq_products()
+                                          : openblas_side == "mha" ? mha_products() : square_products();
+    for (const Product& p : products) std::printf("%.9e\n", time_calls(p, std::max(threads, 1), budget, true));
+    return 0;
+  }
   if (model != "nli" && model != "seq2seq" && model != "mha" && model != "all" && model != "square") {
     std::fprintf(stderr, "error: unknown --model '%s' (nli, seq2seq, mha, all or square)\n", model.c_str());
     return 2;
   }
   if (g_cpu_time) threads = 1;  // a thread's CPU time says nothing about the others
-  const char* wait = std::getenv("OPENBLAS_THREAD_TIMEOUT");
-  std::printf("bench=gemm_shapes openblas_thread_timeout=%s\n", wait ? wait : "default");
   std::vector<int> thread_counts = threads > 0 ? std::vector<int>{threads} : std::vector<int>{1, 2};
   for (int t : thread_counts) {
     if (model == "nli" || model == "all") run_nli_against_limit(t, budget, rounds, steps);
     if (model == "seq2seq" || model == "all") run_model("seq2seq", seq2seq_products(), 0, t, budget);
     if (model == "mha" || model == "all") run_model("mha", mha_products(), 0, t, budget);
     if (model == "square")
-      run_model("square", {{"256^3", 1, 256, 256, 256, false, false, false, 1}, {"512^3", 1, 512, 512, 512, false, false, false, 1},
-                           {"512^3 ta", 1, 512, 512, 512, true, false, true, 1}}, 0, t, budget);
+      run_model("square", square_products(), 0, t, budget);
   }
   return 0;
 }
