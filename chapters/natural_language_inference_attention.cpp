@@ -183,6 +183,7 @@ void run_grid(const CliArgs& args, const Vocab& vocab, SNLIDataLoader& train_ite
 }  // namespace
 
 int main(int argc, char** argv) {
+  prefer_passive_openmp_wait(argv);  // two threads by default: see tools/cli/cli_args.h
   CliArgs args("natural_language_inference_attention",
                "15.5 Natural Language Inference: Using Attention (sec_natural-language-inference-attention): "
                "decomposable attention on SNLI.");
@@ -271,6 +272,7 @@ int main(int argc, char** argv) {
 
     // ------------------------------------------------------------------------------------
     print_banner("训练和评估模型 / Training and Evaluating the Model");
+    std::printf("cpu: %s\n", openmp_settings().c_str());
     const BatchForward forward = forward_of(net);
     check(num_epochs > 0 || args.get_string("resume").empty(), "natural_language_inference_attention",
           "--resume continues a training: give --epochs more than the file's epochs");

@@ -136,6 +136,29 @@ void run_in_fixture_root(const std::string& name, const std::string& args, const
     BOOST_CHECK_MESSAGE(text.find(s) != std::string::npos, name << ": stdout lacks '" << s << "':\n" << text);
 }
 
+// The NLI program keeps two threads busy by default, so it restarts itself with libgomp's
+// idle threads sleeping (prefer_passive_openmp_wait, tools/cli/cli_args.h) unless the
+// environment sets a wait policy, and its training section says which one is in force.
+BOOST_AUTO_TEST_CASE(nli_sleeps_idle_threads_unless_told_otherwise) {
+#ifdef _OPENMP
+  const fs::path exe = fs::absolute(fs::path(build_dir()) / "chapters" / "natural_language_inference_attention");
+  BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built");
+  TempDir tmp("nli_wait_policy");
+  const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
+  const std::pair<std::string, std::string> cases[] = {
+      {"env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT ", "\ncpu: 2 threads, OMP_WAIT_POLICY=PASSIVE\n"},
+      {"env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=active ", "\ncpu: 2 threads, OMP_WAIT_POLICY=active\n"}};
+  for (const auto& [env, expected] : cases) {
+    const int rc = run_command("cd " + std::string(d2l_test::kFixtureRoot) + " && " + env + exe.string() +
+                                   " --threads 2 --epochs 0 --out " + (tmp.path / "out").string(),
+                               log, err);
+    BOOST_CHECK_MESSAGE(rc == 0, "exited with " << rc << "; stderr:\n" << read_file(err));
+    const std::string text = read_file(log);
+    BOOST_CHECK_MESSAGE(text.find(expected) != std::string::npos, "stdout lacks '" << expected << "':\n" << text);
+  }
+#endif
+}
+
 BOOST_AUTO_TEST_CASE(book_layout_from_make_data) {
   run_in_fixture_root("natural_language_inference_attention", "--epochs 2 --batch-size 4",
                       {"data: SNLI 1.0 in data/snli_1.0 (from `make data`): training on snli_1.0_train.txt, "

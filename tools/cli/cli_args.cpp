@@ -9,6 +9,8 @@
 #include <limits>
 #include <sstream>
 
+#include <unistd.h>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -243,6 +245,27 @@ int run_reporting_errors(const std::function<int()>& body) {
   if (!error.empty()) std::fprintf(stderr, "error: %s\n", error.c_str());
   if (!figure_errors().empty() || !error.empty()) return status != 0 ? status : 1;
   return status;
+}
+
+void prefer_passive_openmp_wait(char** argv) {
+#ifdef _OPENMP
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("OMP_WAIT_POLICY");  // not restarted: this process keeps libgomp's default
+#else
+  (void)argv;
+#endif
+}
+
+std::string openmp_settings() {
+#ifdef _OPENMP
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  return std::to_string(omp_get_max_threads()) + (omp_get_max_threads() == 1 ? " thread" : " threads") +
+         ", OMP_WAIT_POLICY=" + (policy ? policy : "default");
+#else
+  return "serial build";
+#endif
 }
 
 std::string apply_chapter_options(const CliArgs& args) {

@@ -110,6 +110,20 @@ class CliArgs {
 // program holds, libgomp's waiting thread spinning meanwhile (tools/bench/README.md, "Under
 // load", has the measurements).
 void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed = 0, int64_t threads = 0);
+// For a program that keeps two or more threads busy by default (the NLI model's big GEMMs):
+// make libgomp's idle threads sleep instead of spin. By default a thread that reaches a
+// barrier first spins, and on a machine other programs keep busy it holds a core that the
+// thread it waits for needs. Measured on 2 cores beside two CPU-bound processes, the NLI
+// program kept 0.29 of its quiet speed by default and 0.58 with OMP_WAIT_POLICY=PASSIVE,
+// whose quiet speed was the same (949 against 915 examples/sec: its parallel regions are
+// big, so a sleeping thread's wake-up, some 10 us, is lost in them). libgomp reads the
+// policy once, when the program loads, so this sets it and starts the program again (the
+// same argv, through /proc/self/exe); a policy or spin count already in the environment is
+// kept, and if the restart fails the program carries on as it is.
+void prefer_passive_openmp_wait(char** argv);
+// The thread settings in force, for a program to print: "2 threads, OMP_WAIT_POLICY=PASSIVE"
+// ("default" where the variable is unset), or "serial build".
+std::string openmp_settings();
 // A subsection banner in the program's output, with the book's heading:
 //   == 平均汇聚 / Average Pooling ==
 void print_banner(const std::string& heading);
