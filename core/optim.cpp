@@ -114,7 +114,8 @@ void Adam::load_state(const AdamState& s) {
 float clip_grad_norm(const std::vector<Tensor>& params, float max_norm) {
   ProfileRegion timed("clip_grad_norm");
   // Σ g² in double (no float overflow), in a fixed order: deterministic. Four partial sums
-  // (elements i ≡ 0, 1, 2, 3 mod 4, then added in that order) rather than one: a single
+  // (part l takes each gradient's elements i with i mod 4 = l, part 0 also a tensor's last
+  // numel mod 4; then added in that order) rather than one: a single
   // running sum is a chain of dependent adds, 4 cycles per element, which the compiler may
   // not reorder; four chains run side by side and vectorise.
   double part[4] = {0.0, 0.0, 0.0, 0.0};
