@@ -23,6 +23,7 @@
 #include "tests/test_util.h"
 
 using d2l_test::grad_of;
+using d2l_test::leaf;
 using d2l_test::StderrCapture;
 using d2l_test::message_has;
 
@@ -31,12 +32,6 @@ namespace utf = boost::unit_test;
 namespace tt = boost::test_tools;
 
 namespace {
-
-Tensor leaf(const std::vector<float>& v, const Shape& s) {
-  Tensor t = tensor(v, s);
-  t.requires_grad_();
-  return t;
-}
 
 tt::assertion_result dot_available(utf::test_unit_id) {
   if (std::system("command -v dot > /dev/null 2>&1") == 0) return true;

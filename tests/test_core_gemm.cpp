@@ -102,18 +102,28 @@ std::vector<Dims> edge_shapes() {
           {127, 131, 257}};
 }
 
+// Every shape under all eight transpose and accumulate flags, as one product and, when
+// batch > 0, as `batch` products of gemm_batched too.
+template <class Shapes>
+void check_all_flags(const Shapes& shapes, int64_t batch, std::mt19937& gen) {
+  for (const Dims& d : shapes)
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
+      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
+                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
+      if (batch > 0)
+        BOOST_TEST(compare(ta, tb, batch, d.M, d.N, d.K, acc, gen) == 0,
+                   "batch " << batch << ", M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
+    }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(core_gemm)
 
 BOOST_AUTO_TEST_CASE(fast_matches_naive_on_edge_shapes_all_transposes) {
   std::mt19937 gen(1);
-  for (const Dims& d : edge_shapes())
-    for (int flags = 0; flags < 8; ++flags) {
-      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
-      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
-                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
-    }
+  check_all_flags(edge_shapes(), 0, gen);
 }
 
 // The small-product kernels (gemm.cpp): one or two rows (gemm_small), one or two columns
@@ -124,14 +134,7 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_small_kernel_boundaries) {
   const Dims shapes[] = {{3, 1, 32},  {640, 1, 32}, {70, 2, 17},  {5, 3, 7},    {10, 10, 8},  {10, 8, 10},
                          {7, 16, 5},  {8, 17, 9},   {9, 32, 33},  {4, 33, 12},  {64, 32, 128}, {65, 32, 128},
                          {64, 33, 128}, {64, 32, 129}, {1, 10, 32}, {2, 16, 16}, {63, 31, 127}};
-  for (const Dims& d : shapes)
-    for (int flags = 0; flags < 8; ++flags) {
-      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
-      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
-                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
-      BOOST_TEST(compare(ta, tb, 5, d.M, d.N, d.K, acc, gen) == 0,
-                 "batch 5, M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
-    }
+  check_all_flags(shapes, 5, gen);
 }
 
 // The tiny kernel (gemm_tiny.cpp: M, N <= 16, K <= 64, C in registers, 8 or 16 lanes, B
@@ -145,14 +148,7 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_tiny_kernel_boundaries) {
   const Dims edges[] = {{10, 10, 8}, {10, 8, 10}, {3, 3, 1},   {16, 16, 16}, {16, 16, 17}, {15, 16, 64},
                         {16, 17, 8}, {17, 16, 8}, {16, 9, 65}, {5, 16, 29},  {12, 13, 20}, {4, 7, 64}};
   shapes.insert(shapes.end(), std::begin(edges), std::end(edges));
-  for (const Dims& d : shapes)
-    for (int flags = 0; flags < 8; ++flags) {
-      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
-      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
-                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
-      BOOST_TEST(compare(ta, tb, 7, d.M, d.N, d.K, acc, gen) == 0,
-                 "batch 7, M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
-    }
+  check_all_flags(shapes, 7, gen);
 }
 
 // The unpacked kernel (gemm_direct.cpp: one thread's products with K <= 1024 and both
@@ -167,12 +163,7 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_direct_kernel_boundaries) {
                          {17, 1, 33},   {35, 2, 16},    {640, 1, 32},  {1, 40, 90},  {2, 10, 32},  {1, 33, 640},
                          {29, 33, 31},  {43, 47, 9},    {15, 16, 65},  {16, 17, 64}, {100, 64, 1024}, {100, 64, 1025},
                          {13, 200, 7},  {201, 32, 640}, {28, 49, 100}};
-  for (const Dims& d : shapes)
-    for (int flags = 0; flags < 8; ++flags) {
-      const bool ta = flags & 1, tb = flags & 2, acc = flags & 4;
-      BOOST_TEST(compare(ta, tb, 0, d.M, d.N, d.K, acc, gen) == 0,
-                 "M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb << " acc=" << acc);
-    }
+  check_all_flags(shapes, 0, gen);
   BOOST_TEST(compare(false, true, 3, 29, 33, 31, true, gen) == 0, "batch 3, 29 x 33 x 31");
 }
 

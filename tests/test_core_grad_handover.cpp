@@ -14,19 +14,10 @@
 #include "tests/test_util.h"
 
 using d2l_test::grad_of;
+using d2l_test::leaf;
 using d2l_test::StderrCapture;
 using namespace d2l;
 namespace tt = boost::test_tools;
-
-namespace {
-
-Tensor leaf(const std::vector<float>& v, const Shape& s) {
-  Tensor t = tensor(v, s);
-  t.requires_grad_();
-  return t;
-}
-
-}  // namespace
 
 BOOST_AUTO_TEST_SUITE(core_grad_handover)
 

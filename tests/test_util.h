@@ -52,6 +52,13 @@ inline void expect_near(const d2l::Tensor& t, const std::vector<float>& want, fl
 }
 
 // The gradient backward() left in t; the test stops if none reached it.
+// A leaf tensor that requires a gradient (the book's `torch.tensor(..., requires_grad=True)`).
+inline d2l::Tensor leaf(const std::vector<float>& v, const d2l::Shape& s) {
+  d2l::Tensor t = d2l::tensor(v, s);
+  t.requires_grad_();
+  return t;
+}
+
 inline std::vector<float> grad_of(const d2l::Tensor& t) {
   const d2l::Tensor g = t.grad();
   BOOST_REQUIRE_MESSAGE(g.defined(), "no gradient reached the tensor");
