@@ -192,8 +192,9 @@ Vec softmax_backward_tolerance(const Vec& y, const Vec& dy, const Vec& start, in
 }
 
 BOOST_AUTO_TEST_CASE(softmax_and_log_softmax) {
+  // Rows of 512 and more take the fast tier's one-pass exp (with and without a tail of < 16).
   const int64_t sizes[][2] = {{0, 5}, {1, 1}, {3, 2}, {4, 7}, {5, 10}, {2, 16}, {3, 17}, {2, 33}, {50, 100},
-                              {2, 1000}, {300, 1000}};  // the last is above the fast tier's thread threshold
+                              {3, 512}, {2, 527}, {2, 1000}, {300, 1000}};  // the last is above the thread threshold
   for (const auto& s : sizes) {
     const int64_t R = s[0], C = s[1];
     const std::string at = "R " + std::to_string(R) + " C " + std::to_string(C);
@@ -234,7 +235,8 @@ BOOST_AUTO_TEST_CASE(softmax_and_log_softmax) {
 // masked_softmax: the fast tier's fused pass against the book's three steps. Lengths 0 (a
 // uniform row), 1, K, beyond K, and random ones; per batch row and per query.
 BOOST_AUTO_TEST_CASE(masked_softmax_with_every_kind_of_length) {
-  const int64_t shapes[][3] = {{0, 2, 3}, {1, 1, 1}, {2, 3, 5}, {3, 2, 17}, {4, 10, 10}, {2, 5, 33}, {4, 400, 200}};
+  const int64_t shapes[][3] = {{0, 2, 3},   {1, 1, 1},     {2, 3, 5},   {3, 2, 17}, {4, 10, 10},
+                               {2, 5, 33},  {4, 400, 200}, {3, 2, 515}, {2, 3, 1024}};
   for (const auto& s : shapes)
     for (bool per_query : {false, true}) {
       const int64_t B = s[0], Q = s[1], K = s[2], L = per_query ? B * Q : B;
