@@ -57,7 +57,7 @@ template <int MR, int NV, bool kTransA>
 void direct_tile(int64_t K, const float* __restrict A, int64_t lda, const float* __restrict B, int64_t ldb,
                  float* __restrict C, int64_t ldc, int64_t nr, bool overwrite, const float* __restrict bias) {
   const int64_t tail = nr - 16 * (NV - 1);  // live lanes of the last vector, 1..16
-  const __mmask16 last = tail >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << tail) - 1);
+  const __mmask16 last = first_lanes(std::min<int64_t>(tail, 16));
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "core/fast/lane_sum.h"
 #include "core/fast/parallel.h"
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
@@ -90,7 +91,7 @@ inline void vstore_first(float* p, Vec v, int64_t n, bool overwrite) {
     return;
   }
 #if defined(__AVX512F__)
-  const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
+  const __mmask16 m = first_lanes(n);
   _mm512_mask_storeu_ps(p, m, overwrite ? v : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), v));
 #else
   const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

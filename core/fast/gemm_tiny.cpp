@@ -54,7 +54,7 @@ template <>
 struct Lanes<16> {
   using V = __m512;
   using Mask = __mmask16;
-  static Mask mask(int64_t n) { return static_cast<Mask>((1u << n) - 1); }
+  static Mask mask(int64_t n) { return first_lanes(n); }
   static V zero() { return _mm512_setzero_ps(); }
   static V load(Mask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
   static V bcast(const float* p) { return _mm512_set1_ps(*p); }

@@ -22,6 +22,8 @@ constexpr int64_t kLanes = 16;
 // shuffles) warn about an uninitialised temporary of their own; their masked forms over all
 // 16 lanes (kAllLanes) are the same instructions and do not.
 constexpr __mmask16 kAllLanes = 0xFFFF;
+// The lanes [0, n) of a register, 0 <= n <= 16: masked loads and stores of a row's tail.
+inline __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>((uint32_t{1} << n) - 1); }
 
 // The 16 lanes of a register folded pairwise with op: lane l with lane l + 8, then l + 4,
 // l + 2, l + 1 (each step swaps halves, so every lane ends with the result). For a sum this

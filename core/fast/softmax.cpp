@@ -29,10 +29,7 @@ constexpr float kMaskValue = -1e6f;
 // and update of a short row are cheaper as scalar loops than as vector reductions.
 constexpr int64_t kShortRow = 16;
 
-// The lanes [0, n) of a register, n <= 16.
-inline __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>((uint32_t{1} << n) - 1); }
-
-// (max16 and sum16, the in-register reductions: lane_sum.h.)
+// (max16 and sum16, the in-register reductions, and first_lanes: lane_sum.h.)
 
 // Rows r0 .. r0 + kRows − 1 side by side: one row's steps form a chain of ~130 cycles (two
 // reductions, the exp's polynomial, a division) that the processor does not overlap with
@@ -100,14 +97,15 @@ void long_rows_softmax(float* y, const float* x, const int64_t* valid, int64_t R
     }
     float sum = sum16(lanes);
     const int64_t tail = C - j;
+    const __mmask16 rest = first_lanes(tail);
     if (tail > 0) {
-      _mm512_mask_storeu_ps(yr + j, first_lanes(tail), exp16_at(j, tail));
+      _mm512_mask_storeu_ps(yr + j, rest, exp16_at(j, tail));
       for (int64_t k = j; k < C; ++k) sum += yr[k];
     }
     const __m512 inv = _mm512_set1_ps(1.0f / sum);  // the sum is >= 1: the max term gives e^0
     for (j = 0; j + kLanes <= C; j += kLanes) _mm512_storeu_ps(yr + j, _mm512_mul_ps(_mm512_loadu_ps(yr + j), inv));
     if (tail > 0)
-      _mm512_mask_storeu_ps(yr + j, first_lanes(tail), _mm512_mul_ps(_mm512_maskz_loadu_ps(first_lanes(tail), yr + j), inv));
+      _mm512_mask_storeu_ps(yr + j, rest, _mm512_mul_ps(_mm512_maskz_loadu_ps(rest, yr + j), inv));
   });
 }
 #endif
