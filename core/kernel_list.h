@@ -1,136 +1,139 @@
-// core/kernel_list.h — every kernel of the seam, declared once: core/kernels.h includes this
-// list inside d2l::kernels (the names ops call), core/reference/kernels.h inside
-// d2l::reference and core/fast/kernels.h inside d2l::fast (the two tiers that define them).
-// Adding a kernel means writing its signature here, its legend beside it, and a definition
-// in each tier and in core/kernels.cpp's dispatch.
-//
-// No include guard, on purpose: it is included once per namespace, after core/kernels.h's
-// types (Unary, Binary, Compare, Broadcast) are visible there. The conventions (outputs
-// first, sizes in the legend's letters, backward kernels add) are core/kernels.h's.
+// core/kernel_list.h — every kernel of the seam, declared once. A line
+//   D2L_KERNEL(name, parameters...);
+// is the kernel `void name(parameters...)`, which has one name in three namespaces:
+//   d2l::reference::name  plain loops, in core/reference/<file>.cpp (make FAST=0)
+//   d2l::fast::name       the same results by faster means, in core/fast/<file>.cpp (make)
+//   d2l::kernels::name    what the ops call: the tier the build chose (core/kernels.h)
+// <file> follows the arrow in each section's heading: kernels::softmax_forward, called in
+// core/ops_softmax.cpp, is read as reference::softmax_forward in core/reference/softmax.cpp.
+// Adding a kernel: a D2L_KERNEL line here, its legend above it, a definition in each tier.
+// No include guard: core/kernels.h, core/kernels.cpp and each tier's kernels.h include the
+// list, each with its own D2L_KERNEL (the tiers with this default, a plain declaration).
+// The conventions (outputs first, sizes in the legend's letters, backward kernels add) are
+// core/kernels.h's.
+#ifndef D2L_KERNEL
+#define D2L_KERNEL(name, ...) void name(__VA_ARGS__)
+#endif
 
-// --- element-wise (ops_elementwise.cpp) ------------------------------------------------------
+// --- element-wise (ops_elementwise.cpp → elementwise.cpp) ------------------------------------
 // n elements; f one of Unary. s is the scalar of the scalar forms (x + s, x * s, s - x,
 // s / x) and pow's p.
 //   y, x (n)                  y = f(x); relu keeps a NaN (max(x, 0) would hide it as 0);
 //                             abs' derivative is sign(x), 0 at 0 and for NaN (PyTorch's choice)
-void unary_forward(float* y, const float* x, int64_t n, Unary f, float s);
+D2L_KERNEL(unary_forward, float* y, const float* x, int64_t n, Unary f, float s);
 //   dx, dy, x, y (n)          dx += dy f'(x), where f' may use the output y (exp: f' = y);
 //                             x (y) may be null when derivative_reads(f) says f' does not read it
-void unary_backward(float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s);
+D2L_KERNEL(unary_backward, float* dx, const float* dy, const float* x, const float* y, int64_t n, Unary f, float s);
 // Broadcast shapes: out the result's, a and b the inputs'.
 //   y (out), a (a), b (b)     y = a op b
-void binary_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Binary op);
+D2L_KERNEL(binary_forward, float* y, const float* a, const float* b, const Broadcast& shapes, Binary op);
 //   da (a), db (b), dy (out), a (a), b (b)
 //   add: da += dy, db += dy; sub: db -= dy; mul: da += dy b, db += dy a; div: da += dy / b,
 //   db -= dy a / b². A broadcast input element receives the sum over every output it fed.
 //   add and sub read neither a nor b (either may then be null: freed, see core/autograd.h)
-void binary_backward(float* da, float* db, const float* dy, const float* a, const float* b, const Broadcast& shapes,
-                     Binary op);
-// --- comparisons (ops_compare.cpp) ----------------------------------------------------------
+D2L_KERNEL(binary_backward, float* da, float* db, const float* dy, const float* a, const float* b,
+           const Broadcast& shapes, Binary op);
+// --- comparisons (ops_compare.cpp → elementwise.cpp) -----------------------------------------
 // Forward only: a 0/1 result is a step function, whose gradient is 0 wherever it exists.
 //   y (out), a (a), b (b)     y = 1 where a op b holds, else 0; a NaN holds for ne alone
-void compare_forward(float* y, const float* a, const float* b, const Broadcast& shapes, Compare op);
+D2L_KERNEL(compare_forward, float* y, const float* a, const float* b, const Broadcast& shapes, Compare op);
 //   y (out), a (a), b (b)     torch.isclose: y = 1 where a == b (infinities too), or |a - b| is
 //                             finite and <= atol + rtol |b| (in float), or both are NaN and
 //                             equal_nan; else 0
-void isclose_forward(float* y, const float* a, const float* b, const Broadcast& shapes, float rtol, float atol,
-                     bool equal_nan);
-// sum_to: x broadcast from y's shape, summed back to it. x_shape is the larger shape.
-//   y (y_shape), x (x_shape)  y[j] = Σ of the x elements that y[j] broadcasts to
-void sum_to_forward(float* y, const float* x, const Shape& x_shape, const Shape& y_shape);
-//   dx (x_shape), dy (y_shape)   dx += dy broadcast to x_shape
-void sum_to_backward(float* dx, const float* dy, const Shape& x_shape, const Shape& y_shape);
+D2L_KERNEL(isclose_forward, float* y, const float* a, const float* b, const Broadcast& shapes, float rtol, float atol,
+           bool equal_nan);
 
-// --- reductions over one dim (ops_reduce.cpp) ----------------------------------------------
+// --- reductions over one dim (ops_reduce.cpp → reduce.cpp) -----------------------------------
 // x viewed as (outer, n, inner): n the reduced dim, outer and inner the dims before and after.
 //   y (outer, inner), x (outer, n, inner)       y = scale Σ_j x[:, j, :]  (scale 1 or 1/n)
-void sum_forward(float* y, const float* x, int64_t outer, int64_t n, int64_t inner, float scale);
+D2L_KERNEL(sum_forward, float* y, const float* x, int64_t outer, int64_t n, int64_t inner, float scale);
 //   dx (outer, n, inner), dy (outer, inner)     dx[:, j, :] += scale dy
-void sum_backward(float* dx, const float* dy, int64_t outer, int64_t n, int64_t inner, float scale);
+D2L_KERNEL(sum_backward, float* dx, const float* dy, int64_t outer, int64_t n, int64_t inner, float scale);
 //   values, where (outer, inner), x (outer, n, inner)   the first maximum and its j; NaN wins
-void max_forward(float* values, int64_t* where, const float* x, int64_t outer, int64_t n, int64_t inner);
+D2L_KERNEL(max_forward, float* values, int64_t* where, const float* x, int64_t outer, int64_t n, int64_t inner);
 //   dx (outer, n, inner), dy, where (outer, inner)      dx[o, where, i] += dy[o, i]
-void max_backward(float* dx, const float* dy, const int64_t* where, int64_t outer, int64_t n, int64_t inner);
+D2L_KERNEL(max_backward, float* dx, const float* dy, const int64_t* where, int64_t outer, int64_t n, int64_t inner);
 
-// --- softmax and the book's masked_softmax (ops_softmax.cpp, 10.3) ------------------------
+// --- softmax and the book's masked_softmax (ops_softmax.cpp, 10.3 → softmax.cpp) -------------
 // R rows (every index but the last), C columns: the softmax runs along each row.
 //   y, x (R, C)               y = e^{x − max} / Σ e^{x − max}; y may be x (in place)
-void softmax_forward(float* y, const float* x, int64_t R, int64_t C);
+D2L_KERNEL(softmax_forward, float* y, const float* x, int64_t R, int64_t C);
 //   dx, dy, y (R, C)          dx += y (dy − Σ_j dy_j y_j)
-void softmax_backward(float* dx, const float* dy, const float* y, int64_t R, int64_t C);
+D2L_KERNEL(softmax_backward, float* dx, const float* dy, const float* y, int64_t R, int64_t C);
 //   y, x (R, C)               y = x − max − log Σ e^{x − max}
-void log_softmax_forward(float* y, const float* x, int64_t R, int64_t C);
+D2L_KERNEL(log_softmax_forward, float* y, const float* x, int64_t R, int64_t C);
 //   dx, dy, y (R, C)          dx += dy − e^{y} Σ_j dy_j
-void log_softmax_backward(float* dx, const float* dy, const float* y, int64_t R, int64_t C);
+D2L_KERNEL(log_softmax_backward, float* dx, const float* dy, const float* y, int64_t R, int64_t C);
 // d2l.sequence_mask: B rows, T steps, I the elements per step (the dims after the second).
 //   y, X (B, T, I), valid_len (B)    y[b, t] = t < valid_len[b] ? X[b, t] : value
-void sequence_mask_forward(float* y, const float* X, const int64_t* valid_len, int64_t B, int64_t T, int64_t I,
-                           float value);
+D2L_KERNEL(sequence_mask_forward, float* y, const float* X, const int64_t* valid_len, int64_t B, int64_t T, int64_t I,
+           float value);
 //   dX, dy (B, T, I), valid_len (B)  dX[b, t] += dy[b, t] for t < valid_len[b]
-void sequence_mask_backward(float* dX, const float* dy, const int64_t* valid_len, int64_t B, int64_t T, int64_t I);
+D2L_KERNEL(sequence_mask_backward, float* dX, const float* dy, const int64_t* valid_len, int64_t B, int64_t T,
+           int64_t I);
 // d2l.masked_softmax: B batch, Q queries, K keys; scores of keys at or past a row's valid
 // length become -1e6 before the softmax. valid_lens holds one length per batch (per_query
 // false: the book's 1-D valid_lens, repeated over the queries) or one per query (true).
 //   y, X (B, Q, K), valid_lens (B) or (B, Q)
-void masked_softmax_forward(float* y, const float* X, const int64_t* valid_lens, int64_t B, int64_t Q, int64_t K,
-                            bool per_query);
+D2L_KERNEL(masked_softmax_forward, float* y, const float* X, const int64_t* valid_lens, int64_t B, int64_t Q, int64_t K,
+           bool per_query);
 //   dX, dy, y (B, Q, K), valid_lens as above   masked scores get no gradient
-void masked_softmax_backward(float* dX, const float* dy, const float* y, const int64_t* valid_lens, int64_t B,
-                             int64_t Q, int64_t K, bool per_query);
+D2L_KERNEL(masked_softmax_backward, float* dX, const float* dy, const float* y, const int64_t* valid_lens, int64_t B,
+           int64_t Q, int64_t K, bool per_query);
 
-// --- products (ops_matmul.cpp) -------------------------------------------------------------
+// --- products (ops_matmul.cpp → matmul.cpp) --------------------------------------------------
 // batch independent products C = op(A) op(B), with op(X) = X or Xᵀ as the trans flags say:
 // M rows of C, N columns of C, K the summed dim.
 //   C (batch, M, N), A (batch, M, K) or (batch, K, M) when trans_a,
 //   B (batch, K, N) or (batch, N, K) when trans_b
-void matmul_forward(float* C, const float* A, const float* B, int64_t batch, int64_t M, int64_t N, int64_t K,
-                    bool trans_a, bool trans_b);
+D2L_KERNEL(matmul_forward, float* C, const float* A, const float* B, int64_t batch, int64_t M, int64_t N, int64_t K,
+           bool trans_a, bool trans_b);
 //   dA like A, dB like B, dC like C      d op(A) += dC op(B)ᵀ,  d op(B) += op(A)ᵀ dC
-void matmul_backward(float* dA, float* dB, const float* dC, const float* A, const float* B, int64_t batch, int64_t M,
-                     int64_t N, int64_t K, bool trans_a, bool trans_b);
+D2L_KERNEL(matmul_backward, float* dA, float* dB, const float* dC, const float* A, const float* B, int64_t batch,
+           int64_t M, int64_t N, int64_t K, bool trans_a, bool trans_b);
 // nn.Linear: M rows (every leading dim of x), K in_features, N out_features.
 //   y (M, N), x (M, K), W (N, K), b (N) or null      y = x Wᵀ + b
-void linear_forward(float* y, const float* x, const float* W, const float* b, int64_t M, int64_t N, int64_t K);
+D2L_KERNEL(linear_forward, float* y, const float* x, const float* W, const float* b, int64_t M, int64_t N, int64_t K);
 //   dx (M, K), dW (N, K), db (N), dy (M, N), x (M, K), W (N, K)
 //   dx += dy W,  dW += dyᵀ x,  db += Σ_rows dy
-void linear_backward(float* dx, float* dW, float* db, const float* dy, const float* x, const float* W, int64_t M,
-                     int64_t N, int64_t K);
+D2L_KERNEL(linear_backward, float* dx, float* dW, float* db, const float* dy, const float* x, const float* W, int64_t M,
+           int64_t N, int64_t K);
 
-// --- the neural-network ops (ops_nn.cpp) -----------------------------------------------------
+// --- the neural-network ops (ops_nn.cpp → nn.cpp) --------------------------------------------
 // Inverted dropout over n elements: element i is kept iff dropout_keeps(i, key, threshold)
 // (core/random.h), and kept elements are scaled by `scale` = 1/(1−p).
 //   y, x (n)                  y = keep ? x scale : 0
-void dropout_forward(float* y, const float* x, int64_t n, uint64_t key, uint32_t threshold, float scale);
+D2L_KERNEL(dropout_forward, float* y, const float* x, int64_t n, uint64_t key, uint32_t threshold, float scale);
 //   dx, dy (n)                dx += keep ? dy scale : 0   (the mask recomputed from key)
-void dropout_backward(float* dx, const float* dy, int64_t n, uint64_t key, uint32_t threshold, float scale);
+D2L_KERNEL(dropout_backward, float* dx, const float* dy, int64_t n, uint64_t key, uint32_t threshold, float scale);
 // Layer norm over the last N entries of each of R rows (10.7); gamma, beta may be null.
 //   y, xhat, x (R, N), rstd (R), gamma, beta (N)
 //   xhat = (x − mean) rstd, rstd = 1/sqrt(var + eps) (biased var), y = gamma xhat + beta
-void layer_norm_forward(float* y, float* xhat, float* rstd, const float* x, const float* gamma, const float* beta,
-                        int64_t R, int64_t N, float eps);
+D2L_KERNEL(layer_norm_forward, float* y, float* xhat, float* rstd, const float* x, const float* gamma,
+           const float* beta, int64_t R, int64_t N, float eps);
 //   dx, dy, xhat (R, N), dgamma, dbeta, gamma (N), rstd (R); with g = dy gamma:
 //   dx += rstd/N (N g − Σ g − xhat Σ g xhat),  dgamma += Σ_rows dy xhat,  dbeta += Σ_rows dy
-void layer_norm_backward(float* dx, float* dgamma, float* dbeta, const float* dy, const float* xhat, const float* rstd,
-                         const float* gamma, int64_t R, int64_t N);
+D2L_KERNEL(layer_norm_backward, float* dx, float* dgamma, float* dbeta, const float* dy, const float* xhat,
+           const float* rstd, const float* gamma, int64_t R, int64_t N);
 // nn.CrossEntropyLoss(reduction='none'): R positions, C classes, label[r] in [0, C).
 //   loss (R), prob (R, C) kept for backward, logits (R, C), label (R)
 //   prob = softmax(logits), loss = log Σ e^{logits} − logits[label]
-void softmax_cross_entropy_forward(float* loss, float* prob, const float* logits, const int64_t* label, int64_t R,
-                                   int64_t C);
+D2L_KERNEL(softmax_cross_entropy_forward, float* loss, float* prob, const float* logits, const int64_t* label,
+           int64_t R, int64_t C);
 //   dlogits, prob (R, C), dloss, label (R)   dlogits += dloss (prob − onehot(label))
-void softmax_cross_entropy_backward(float* dlogits, const float* dloss, const float* prob, const int64_t* label,
-                                    int64_t R, int64_t C);
+D2L_KERNEL(softmax_cross_entropy_backward, float* dlogits, const float* dloss, const float* prob, const int64_t* label,
+           int64_t R, int64_t C);
 
-// --- the optimisers (core/optim.cpp) -----------------------------------------------------
+// --- the optimisers (core/optim.cpp → optim.cpp) ---------------------------------------------
 // torch.optim.Adam's update of one parameter of n elements (its single-tensor path, in its
 // order of operations), with step_size = lr / (1 − beta1^t), bc2_sqrt = sqrt(1 − beta2^t):
 //   w, m, v (n) updated in place, g (n)
 //   g' = g + weight_decay w;  m = beta1 m + (1 − beta1) g';  v = beta2 v + (1 − beta2) g'²;
 //   w −= step_size m / (sqrt(v) / bc2_sqrt + eps)
-void adam_step(float* w, float* m, float* v, const float* g, int64_t n, float beta1, float beta2, float eps,
-               float weight_decay, float step_size, float bc2_sqrt);
+D2L_KERNEL(adam_step, float* w, float* m, float* v, const float* g, int64_t n, float beta1, float beta2, float eps,
+           float weight_decay, float step_size, float bc2_sqrt);
 
-// --- the GRU's recurrence (layers/gru.cpp, 9.1) -------------------------------------------
+// --- the GRU's recurrence (layers/gru.cpp, 9.1 → gru.cpp) ------------------------------------
 // T steps, B batch, D num_hiddens, G = 3D (gate blocks r | z | n, PyTorch's order).
 //   H (T, B, D)        out: h_t at every step
 //   gates (T, B, G)    out: r, z and hn = W_hn h + b_hn per step, kept for backward
@@ -139,10 +142,12 @@ void adam_step(float* w, float* m, float* v, const float* g, int64_t n, float be
 //   W (G, D), b (G)    W_hh and b_hh
 // keep_all false (no backward to follow): gates and cand are one step long, (1, B, G) and
 // (1, B, D), reused by every step.
-void gru_forward(float* H, float* gates, float* cand, const float* gi, const float* h0, const float* W, const float* b,
-                 int64_t T, int64_t B, int64_t D, bool keep_all);
+D2L_KERNEL(gru_forward, float* H, float* gates, float* cand, const float* gi, const float* h0, const float* W,
+           const float* b, int64_t T, int64_t B, int64_t D, bool keep_all);
 //   dgi (T, B, G), dh0 (B, D), dW (G, D), db (G)   added into; any may be null
 //   gates (T, B, G) from gru_forward; may be overwritten (the fast tier reuses it as scratch)
 //   cand, H, dH (T, B, D), h0 (B, D), W (G, D)
-void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, const float* cand, const float* H,
-                  const float* dH, const float* h0, const float* W, int64_t T, int64_t B, int64_t D);
+D2L_KERNEL(gru_backward, float* dgi, float* dh0, float* dW, float* db, float* gates, const float* cand, const float* H,
+           const float* dH, const float* h0, const float* W, int64_t T, int64_t B, int64_t D);
+
+#undef D2L_KERNEL

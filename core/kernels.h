@@ -2,17 +2,15 @@
 // (core/ops_*.cpp) and the GRU layer run, as <op>_forward / <op>_backward pairs.
 //
 // An op checks its arguments, allocates its output and calls these; it never loops over
-// data itself. The kernels are listed in core/kernel_list.h, which this header includes
-// here and each tier's header inside its own namespace, so two tiers implement every kernel
-// with exactly these signatures:
+// data itself. The kernels are listed once, in core/kernel_list.h, and come in two tiers:
 //   d2l::reference  core/reference/  plain loops to read beside the book: std::exp, no
 //                                    intrinsics, no blocking, one thread
 //   d2l::fast       core/fast/       the same results up to float rounding, by faster means:
 //                                    a packed, blocked GEMM with AVX-512/AVX2 micro-kernels,
 //                                    a vectorisable exp, lane sums, thresholds for threads
-// `make` links the fast tier behind these names, `make FAST=0` the reference tier
-// (core/kernels.cpp forwards each call). Both tiers are in every build, so
-// tests/test_core_kernel_tiers*.cpp compare them kernel by kernel.
+// Here each kernel is a constant pointer to one tier's function, set in core/kernels.cpp:
+// the fast tier's under `make`, the reference tier's under `make FAST=0`. Both tiers are in
+// every build, so tests/test_core_kernel_tiers*.cpp compare them kernel by kernel.
 //
 // Conventions: outputs first, then inputs, then sizes, then options. Every pointer is a
 // contiguous row-major float32 array of the shape on its line, in the size letters of its
@@ -62,7 +60,8 @@ struct Broadcast {
   Shape out, a, b;
 };
 
-// The kernels, declared once for the seam and both tiers.
+// The kernels (core/kernel_list.h), each `extern void (*const name)(parameters...)`.
+#define D2L_KERNEL(name, ...) extern void (*const name)(__VA_ARGS__)
 #include "core/kernel_list.h"
 
 }  // namespace kernels

@@ -13,7 +13,6 @@ namespace d2l {
 
 // --- ops_elementwise.cpp -------------------------------------------------------------------
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
-Tensor sum_to(const Tensor& grad, const Shape& shape);  // undo a broadcast (sums the expanded dims)
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);

@@ -78,20 +78,6 @@ Tensor unary(const Tensor& x, kernels::Unary f, const char* name, float s = 0.0f
 
 }  // namespace
 
-// The gradient of a broadcast, summed back to the shape it was broadcast from: every
-// element of grad is added into the element of `shape` it came from. Backward: each summed
-// element gets the gradient of its sum.
-Tensor sum_to(const Tensor& grad, const Shape& shape) {
-  OpCall op("sum_to", {grad});
-  const Shape out = broadcast_shapes(shape, grad.shape(), "sum_to");
-  check(out == grad.shape(), "sum_to", "shape ", shape, " does not broadcast to gradient shape ", grad.shape());
-  Tensor y = empty(shape);
-  kernels::sum_to_forward(y.data(), grad.data(), out, shape);
-  return op.finish(y, [out, shape](Node& node) {
-    if (float* dg = node.input_grad(0)) kernels::sum_to_backward(dg, node.grad.get(), out, shape);
-  });
-}
-
 using kernels::Binary;
 using kernels::Unary;
 

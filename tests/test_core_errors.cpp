@@ -15,6 +15,7 @@
 
 using namespace d2l;
 using d2l_test::CheckNumerics;
+using d2l_test::sum_to;
 
 namespace {
 

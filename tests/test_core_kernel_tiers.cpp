@@ -3,8 +3,11 @@
 // sizes that are not multiples of the vector width (16 floats) or of the GEMM's register
 // tile, large K, every transpose flag, masked rows with valid length 0, and sizes above the
 // fast tier's thread thresholds. Both tiers are compiled into every build, so this runs in
-// the fast and the reference build alike. This file: the signatures, the products, the
-// softmax family, dropout and Adam's update; test_core_kernel_tiers_nn.cpp: the rest.
+// the fast and the reference build alike. This file: the products, the softmax family,
+// dropout and Adam's update; test_core_kernel_tiers_nn.cpp: the rest, and the check that
+// every kernel of core/kernel_list.h was compared. (Both tiers declare every kernel from
+// that one list, and core/kernels.cpp names both definitions of each: a kernel missing from
+// a tier, or defined with other parameters, fails the link.)
 //
 // Each tolerance is derived next to its check from the rounding of float arithmetic (see
 // kEps in tests/tier_compare.h). Backward kernels add into gradients, so every gradient
@@ -14,53 +17,14 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <type_traits>
 
 #include "core/fast/kernels.h"
-#include "core/kernels.h"
 #include "core/reference/kernels.h"
 #include "tests/tier_compare.h"
 
 using namespace tier_test;
 namespace fast = d2l::fast;
 namespace ref = d2l::reference;
-
-// Both tiers implement the seam with exactly its signatures (a mismatch does not compile).
-#define SAME_SIGNATURE(name)                                                                              \
-  static_assert(std::is_same_v<decltype(d2l::kernels::name), decltype(fast::name)>, #name " (fast)"); \
-  static_assert(std::is_same_v<decltype(d2l::kernels::name), decltype(ref::name)>, #name " (reference)")
-SAME_SIGNATURE(unary_forward);
-SAME_SIGNATURE(unary_backward);
-SAME_SIGNATURE(binary_forward);
-SAME_SIGNATURE(binary_backward);
-SAME_SIGNATURE(sum_to_forward);
-SAME_SIGNATURE(sum_to_backward);
-SAME_SIGNATURE(sum_forward);
-SAME_SIGNATURE(sum_backward);
-SAME_SIGNATURE(max_forward);
-SAME_SIGNATURE(max_backward);
-SAME_SIGNATURE(softmax_forward);
-SAME_SIGNATURE(softmax_backward);
-SAME_SIGNATURE(log_softmax_forward);
-SAME_SIGNATURE(log_softmax_backward);
-SAME_SIGNATURE(sequence_mask_forward);
-SAME_SIGNATURE(sequence_mask_backward);
-SAME_SIGNATURE(masked_softmax_forward);
-SAME_SIGNATURE(masked_softmax_backward);
-SAME_SIGNATURE(matmul_forward);
-SAME_SIGNATURE(matmul_backward);
-SAME_SIGNATURE(linear_forward);
-SAME_SIGNATURE(linear_backward);
-SAME_SIGNATURE(dropout_forward);
-SAME_SIGNATURE(dropout_backward);
-SAME_SIGNATURE(layer_norm_forward);
-SAME_SIGNATURE(layer_norm_backward);
-SAME_SIGNATURE(softmax_cross_entropy_forward);
-SAME_SIGNATURE(softmax_cross_entropy_backward);
-SAME_SIGNATURE(gru_forward);
-SAME_SIGNATURE(gru_backward);
-SAME_SIGNATURE(adam_step);
-#undef SAME_SIGNATURE
 
 namespace {
 

@@ -1,6 +1,7 @@
 // tests/test_core_kernel_tiers_nn.cpp — suite core_kernel_tiers, continued: the element-wise,
-// reduction, layer-norm, cross-entropy and GRU kernels of the fast tier against the
-// reference tier (the products, softmax and dropout are in test_core_kernel_tiers.cpp). Each
+// comparison, reduction, layer-norm, cross-entropy and GRU kernels of the fast tier against
+// the reference tier (the products, softmax and dropout are in test_core_kernel_tiers.cpp);
+// then suite core_kernel_tiers_cover: every kernel of core/kernel_list.h was compared. Each
 // tolerance is derived next to its check; kEps and the sum bound are in tier_compare.h.
 #include <boost/test/unit_test.hpp>
 
@@ -18,6 +19,7 @@ namespace fast = d2l::fast;
 namespace ref = d2l::reference;
 using d2l::kernels::Binary;
 using d2l::kernels::Broadcast;
+using d2l::kernels::Compare;
 using d2l::kernels::Unary;
 using d2l::Shape;
 
@@ -127,34 +129,41 @@ BOOST_AUTO_TEST_CASE(binary_broadcast_every_op) {
     }
 }
 
-// sum_to: each y element is a sum of F = numel(x) / numel(y) elements of x, in index order
-// in both tiers: |Δy| <= (F + 2) kEps Σ|x| (the reference on |x|). The backward copies
-// dy into dx with one add: |Δ| <= kEps (|start| + |dy|).
-BOOST_AUTO_TEST_CASE(sum_to_shapes) {
-  const std::pair<Shape, Shape> shapes[] = {{{3, 4, 5}, {4, 5}}, {{3, 4, 5}, {3, 1, 5}}, {{2, 3}, {}},
-                                            {{6}, {6}},          {{0, 3}, {3}},          {{17, 19}, {17, 1}},
-                                            {{600, 600}, {600}}};
-  for (const auto& [sx, sy] : shapes) {
-    const int64_t nx = numel(sx), ny = numel(sy);
-    const Vec x = uniform(nx), dy = uniform(ny), dx0 = uniform(nx);
-    Vec yf(ny), yr(ny), ya(ny), dxf = dx0, dxr = dx0;
-    fast::sum_to_forward(yf.data(), x.data(), sx, sy);
-    ref::sum_to_forward(yr.data(), x.data(), sx, sy);
-    ref::sum_to_forward(ya.data(), abs_of(x).data(), sx, sy);
-    const std::string at = "x " + str(sx) + " y " + str(sy);
-    BOOST_TEST(mismatches("sum_to_forward " + at, yf, yr, sum_tolerance(ny ? nx / ny : 0, {}, ya)) == 0, at);
-    fast::sum_to_backward(dxf.data(), dy.data(), sx, sy);
-    ref::sum_to_backward(dxr.data(), dy.data(), sx, sy);
-    Vec tol(nx);
-    for (int64_t i = 0; i < nx; ++i) tol[i] = kEps * (std::fabs(dx0[i]) + 1.0f);
-    BOOST_TEST(mismatches("sum_to_backward " + at, dxf, dxr, tol) == 0, at);
+// Comparisons and isclose: a 0/1 per element, so the tiers agree exactly (tolerance 0). The
+// inputs hold equal values, NaNs and infinities, broadcast both ways.
+BOOST_AUTO_TEST_CASE(compare_and_isclose_every_op) {
+  const float inf = INFINITY, nan = NAN;
+  const Vec a = {1.0f, 2.0f, nan, inf, -inf, 0.0f, 1e-9f, 3.0f, nan, 5.0f, -2.0f, 1.0f};
+  const Vec b = {1.0f, nan, inf, 2.0f};
+  const std::pair<Shape, Shape> shapes[] = {{{3, 4}, {4}}, {{3, 4}, {3, 1}}, {{12}, {1}}, {{3, 1, 4}, {4, 1}}};
+  for (const auto& [sa, sb] : shapes) {
+    Shape out(std::max(sa.size(), sb.size()));
+    for (size_t k = 1; k <= out.size(); ++k) {
+      const int64_t da = k <= sa.size() ? sa[sa.size() - k] : 1, db = k <= sb.size() ? sb[sb.size() - k] : 1;
+      out[out.size() - k] = da == 1 ? db : da;
+    }
+    const Broadcast bc{out, sa, sb};
+    const Vec bb(b.begin(), b.begin() + numel(sb));
+    const std::string at = "a " + str(sa) + " b " + str(sb);
+    Vec yf(numel(out)), yr(numel(out));
+    for (Compare op : {Compare::eq, Compare::ne, Compare::lt, Compare::le, Compare::gt, Compare::ge}) {
+      fast::compare_forward(yf.data(), a.data(), bb.data(), bc, op);
+      ref::compare_forward(yr.data(), a.data(), bb.data(), bc, op);
+      BOOST_TEST(mismatches("compare_forward op " + std::to_string(int(op)) + " " + at, yf, yr, 0.0f) == 0, at);
+    }
+    for (bool equal_nan : {false, true}) {
+      fast::isclose_forward(yf.data(), a.data(), bb.data(), bc, 1e-5f, 1e-8f, equal_nan);
+      ref::isclose_forward(yr.data(), a.data(), bb.data(), bc, 1e-5f, 1e-8f, equal_nan);
+      BOOST_TEST(mismatches("isclose_forward equal_nan " + std::to_string(equal_nan) + " " + at, yf, yr, 0.0f) == 0, at);
+    }
   }
 }
 
 // sum over one dim: each output is a sum of n terms (the fast tier in vector lanes when the
 // run is contiguous), times scale: sum_tolerance with Σ|terms| from the reference on |x|.
 // The backward adds scale dy once per element: |Δ| <= 2 kEps (|start| + |scale dy|). max is
-// the reference kernel in both tiers: the same values and positions.
+// the reference kernel in both tiers: the same values and positions, and in the backward
+// the same single add per gradient element.
 BOOST_AUTO_TEST_CASE(sum_and_max_over_one_dim) {
   const int64_t shapes[][3] = {{1, 0, 1}, {1, 1, 1}, {1, 17, 1}, {3, 1000, 1}, {5, 33, 1},
                                {2, 7, 3}, {4, 5, 16}, {600, 600, 1}, {1, 600, 600}};
@@ -183,6 +192,10 @@ BOOST_AUTO_TEST_CASE(sum_and_max_over_one_dim) {
       ref::max_forward(mr.data(), wr.data(), x.data(), outer, n, inner);
       BOOST_TEST(mismatches("max_forward " + at, mf, mr, 0.0f) == 0, at);
       BOOST_TEST((wf == wr), at);
+      Vec dmf = dx0, dmr = dx0;
+      fast::max_backward(dmf.data(), dy.data(), wr.data(), outer, n, inner);
+      ref::max_backward(dmr.data(), dy.data(), wr.data(), outer, n, inner);
+      BOOST_TEST(mismatches("max_backward " + at, dmf, dmr, 0.0f) == 0, at);
     }
 }
 
@@ -449,6 +462,23 @@ BOOST_AUTO_TEST_CASE(gru_backward_through_time) {
       BOOST_TEST(mismatches("gru_backward dh0 " + at, dh0f, dh0r, tol(dh00, m.dh0)) == 0, at);
       BOOST_TEST(mismatches("gru_backward db " + at, dbf, dbr, tol(db0, m.db)) == 0, at);
     }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Every kernel of core/kernel_list.h had its two tiers compared by a check above (the first
+// word of each mismatches() label, tier_compare.h): a kernel added to the list without a
+// comparison fails here. It runs after core_kernel_tiers, which it depends on (if that
+// suite fails, this one is skipped: the failure is already reported).
+BOOST_AUTO_TEST_SUITE(core_kernel_tiers_cover, *boost::unit_test::depends_on("core_kernel_tiers"))
+
+BOOST_AUTO_TEST_CASE(every_listed_kernel_compared) {
+  std::vector<std::string> listed;
+#define D2L_KERNEL(name, ...) listed.push_back(#name)
+#include "core/kernel_list.h"
+  BOOST_TEST(!listed.empty());  // the list was read
+  for (const std::string& name : listed)
+    BOOST_TEST(compared_kernels().count(name) == 1u, name << ": no tier test compares its fast and reference kernels");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -16,6 +16,7 @@
 
 using namespace d2l;
 using d2l_test::grad_of;
+using d2l_test::sum_to;
 using d2l::test::gradcheck;
 namespace tt = boost::test_tools;
 
@@ -110,6 +111,7 @@ BOOST_AUTO_TEST_CASE(broadcast_shape_rules) {
   BOOST_TEST(shape_str(broadcast_shapes({0, 1}, {1, 4}, "t")) == "(0, 4)");
 }
 
+// sum_to (tests/test_util.h), which the reduction composite below uses.
 BOOST_AUTO_TEST_CASE(sum_to_values_and_grad) {
   const Tensor g = reshape(arange(6), {2, 3});  // [[0, 1, 2], [3, 4, 5]]
   expect(sum_to(g, {3}), {3}, {3, 5, 7});

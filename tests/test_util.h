@@ -19,7 +19,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/check.h"
 #include "core/debug.h"
+#include "core/ops.h"
 #include "core/random.h"
 #include "core/tensor.h"
 
@@ -77,6 +79,20 @@ struct CheckNumerics {
   CheckNumerics() { d2l::set_check_numerics(true); }
   ~CheckNumerics() { d2l::set_check_numerics(false); }
 };
+
+// The gradient of a broadcast summed back to the shape it was broadcast from (PyTorch's
+// Tensor.sum_to_size): each element of g goes into the element of `shape` it repeats. The
+// engine's binary ops do this inside their backward kernel (binary_backward); this one is
+// made of sum() calls, whose backward gives its gradient.
+inline d2l::Tensor sum_to(const d2l::Tensor& g, const d2l::Shape& shape) {
+  d2l::check(d2l::broadcast_shapes(shape, g.shape(), "sum_to") == g.shape(), "sum_to", "shape ", shape,
+             " does not broadcast to gradient shape ", g.shape());
+  d2l::Tensor y = g;
+  while (y.ndim() > static_cast<int64_t>(shape.size())) y = d2l::sum(y, 0);  // dims added in front
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] == 1 && y.shape()[d] != 1) y = d2l::sum(y, static_cast<int64_t>(d), true);  // dims repeated
+  return y;
+}
 
 // --- files -----------------------------------------------------------------------------
 inline std::string read_file(const fs::path& path) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,18 @@ inline Vec abs_of(Vec v) {
   return v;
 }
 
+// The kernels whose two tiers a check has compared: the first word of each mismatches()
+// label, which names the kernel ("matmul_backward dA ..."). The suite core_kernel_tiers_cover
+// checks that every kernel of core/kernel_list.h is among them.
+inline std::set<std::string>& compared_kernels() {
+  static std::set<std::string> names;
+  return names;
+}
+
 // The number of elements where |fast − ref| > tol[i] (or where one is NaN and the other is
-// not); the first three are logged with their values.
+// not); the first three are logged with their values. `what` starts with the kernel's name.
 inline int mismatches(const std::string& what, const Vec& fast, const Vec& ref, const Vec& tol) {
+  compared_kernels().insert(what.substr(0, what.find(' ')));
   BOOST_REQUIRE_EQUAL(fast.size(), ref.size());
   int bad = 0;
   for (size_t i = 0; i < fast.size(); ++i) {

@@ -98,7 +98,7 @@ void binary_forward_t(float* y, const float* a, const float* b, const Broadcast&
 }
 
 // With broadcasting one input element feeds many outputs, so its gradient is the sum over
-// them: writing `da[ia] += ...` while walking the outputs is sum_to fused into the loop
+// them: writing `da[ia] += ...` while walking the outputs sums them in the same loop
 // (serial, so every sum runs in a fixed order). One pass per input, each branch-free.
 template <Binary K>
 void binary_backward_t(float* da, float* db, const float* g, const float* a, const float* b, const Broadcast& s) {
@@ -191,19 +191,6 @@ void binary_backward(float* da, float* db, const float* dy, const float* a, cons
     case Binary::div: return binary_backward_t<Binary::div>(da, db, dy, a, b, shapes);
   }
 }
-
-void sum_to_forward(float* y, const float* x, const Shape& x_shape,
-                    const Shape& y_shape) {
-  for (int64_t j = 0; j < numel(y_shape); ++j) y[j] = 0.0f;
-  for_each_broadcast(x_shape, y_shape, x_shape, [&](int64_t i, int64_t iy, int64_t) { y[iy] += x[i]; });
-}
-
-// Every summed element gets the gradient of the sum it went into.
-void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
-                     const Shape& y_shape) {
-  for_each_broadcast(x_shape, y_shape, x_shape, [&](int64_t i, int64_t iy, int64_t) { dx[i] += dy[iy]; });
-}
-
 
 // Comparisons check a training loop's numbers and sit on no model's hot path: the plain
 // loops of core/reference/elementwise.cpp.

@@ -19,8 +19,8 @@ using kernels::Compare;
 using kernels::Unary;
 
 // Every kernel of the seam (core/kernel_list.h, declared here in d2l::fast), defined in
-// the file of core/fast/ named like its op's: elementwise.cpp (element-wise, comparisons,
-// sum_to), reduce.cpp, softmax.cpp, matmul.cpp, nn.cpp, gru.cpp.
+// the file of core/fast/ named like its op's: elementwise.cpp (element-wise and
+// comparisons), reduce.cpp, softmax.cpp, matmul.cpp, nn.cpp, gru.cpp.
 #include "core/kernel_list.h"
 
 // allocator.cpp: tensor memory (core/allocator.h)

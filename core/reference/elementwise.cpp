@@ -1,5 +1,5 @@
 // core/reference/elementwise.cpp — the element-wise kernels as plain loops: the unary math
-// functions with their derivatives, the four broadcasting binary ops, and sum_to.
+// functions with their derivatives, the four broadcasting binary ops and the comparisons.
 #include <cmath>
 
 #include "core/reference/kernels.h"
@@ -143,17 +143,6 @@ void isclose_forward(float* y, const float* a, const float* b, const Broadcast& 
     const bool close = u == v || (std::isfinite(actual) && actual <= allowed) || (equal_nan && std::isnan(u) && std::isnan(v));
     y[i] = close ? 1.0f : 0.0f;
   }
-}
-
-void sum_to_forward(float* y, const float* x, const Shape& x_shape,
-                    const Shape& y_shape) {
-  for (int64_t j = 0; j < numel(y_shape); ++j) y[j] = 0.0f;
-  for (int64_t i = 0; i < numel(x_shape); ++i) y[source_index(i, x_shape, y_shape)] += x[i];
-}
-
-void sum_to_backward(float* dx, const float* dy, const Shape& x_shape,
-                     const Shape& y_shape) {
-  for (int64_t i = 0; i < numel(x_shape); ++i) dx[i] += dy[source_index(i, x_shape, y_shape)];
 }
 
 }  // namespace reference
