@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(additive_attention_dropout_acts_on_weights) {
       in, "AdditiveAttention(train, fixed mask)", attention.parameters()));
 }
 
-BOOST_AUTO_TEST_CASE(additive_attention_origin_document_snippet) {
+BOOST_AUTO_TEST_CASE(additive_attention_with_dropout_output_shape) {
   // AdditiveAttention(key_size=2, query_size=20, num_hiddens=8, dropout=0.1) -> (2, 1, 4)
   d2l::AdditiveAttention attention(2, 20, 8, 0.1f);
   const Tensor out = attention(d2l::normal(0, 1, {2, 1, 20}), book_keys(), book_values(), book_valid_lens());
@@ -304,7 +304,7 @@ BOOST_AUTO_TEST_CASE(dot_product_attention_masked_keys_get_no_gradient) {
   BOOST_CHECK(gv[0] != 0.0f);
 }
 
-BOOST_AUTO_TEST_CASE(dot_product_attention_origin_document_snippet) {
+BOOST_AUTO_TEST_CASE(dot_product_attention_with_dropout_output_shape) {
   // DotProductAttention(dropout=0.1) on queries (2, 4, 64), keys (2, 6, 64), values (2, 6, 32)
   d2l::DotProductAttention attention(0.1f);
   const Tensor out = attention(d2l::normal(0, 1, {2, 4, 64}), d2l::normal(0, 1, {2, 6, 64}),

@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(book_example_shape) {
   BOOST_CHECK_EQUAL(p[3].first, "W_o.weight");
 }
 
-BOOST_AUTO_TEST_CASE(origin_document_snippet) {
+BOOST_AUTO_TEST_CASE(self_attention_shape_parameter_count_and_masks_per_head) {
   // MultiHeadAttention(num_hiddens=128, num_heads=8, dropout=0.1) as self-attention on X
   // (4, 12, 128) with valid_lens [12, 10, 7, 5] -> (4, 12, 128). Training mode, as written.
   d2l::MultiHeadAttention self_att(128, 8, 0.1f);

@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(dropout_in_training) {
   BOOST_CHECK(kept > 40 && kept < 120);  // about half of 160
 }
 
-BOOST_AUTO_TEST_CASE(origin_document_snippet) {
+BOOST_AUTO_TEST_CASE(zeros_in_give_exactly_P) {
   // PositionalEncoding(64, dropout=0.0, max_len=200) on zeros (1, 50, 64) -> (1, 50, 64),
   // which is then exactly P[:, :50, :].
   d2l::PositionalEncoding pos_enc(64, 0.0f, 200);
