@@ -6,9 +6,9 @@
 //   d2l::kernels::name    what the ops call: the tier the build chose (core/kernels.h)
 // <file> follows the arrow in each section's heading: kernels::softmax_forward, called in
 // core/ops_softmax.cpp, is read as reference::softmax_forward in core/reference/softmax.cpp.
-// Adding a kernel: a D2L_KERNEL line here, its legend above it, a definition in each tier.
-// No include guard: core/kernels.h, core/kernels.cpp and each tier's kernels.h include the
-// list, each with its own D2L_KERNEL (the tiers with this default, a plain declaration).
+// Adding a kernel: a D2L_KERNEL line here, its legend above it, a definition in each tier,
+// and a check in tests/test_core_kernel_tiers*.cpp whose mismatches() label starts with its
+// name. No include guard: core/kernels.h, core/kernels.cpp and the tiers include this list.
 // The conventions (outputs first, sizes in the legend's letters, backward kernels add) are
 // core/kernels.h's.
 #ifndef D2L_KERNEL
