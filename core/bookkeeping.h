@@ -33,7 +33,7 @@ struct NodeBookkeeping {
   uint32_t identity_grads = 0;     // bit i: input i's gradient is this node's, unchanged
   // How many recorded ops hold this node as an input, and how many backward steps (theirs,
   // or this node's own) read its data. With links but no readers, the data is freed when
-  // the last Tensor handle goes (free_unread_data), the node staying for its gradient.
+  // the last Tensor handle goes (Tensor::~Tensor), the node staying for its gradient.
   uint32_t graph_links = 0;
   uint32_t data_readers = 0;
   bool data_freed = false;
