@@ -1,4 +1,5 @@
-// core/allocator.h — 64-byte-aligned memory for tensor storage, and the handles that own it.
+// core/allocator.h — 64-byte-aligned memory for tensor storage (owned by Buffer and Storage,
+// core/tensor.h), and the engine's small objects.
 //
 // The build's tier provides the memory (core/kernels.cpp forwards): the reference tier
 // takes every block from the system and frees it at once (core/reference/allocator.cpp);
@@ -52,58 +53,6 @@ struct ObjectAllocator {
   bool operator==(const ObjectAllocator<U>&) const { return true; }
   template <class U>
   bool operator!=(const ObjectAllocator<U>&) const { return false; }
-};
-
-// Move-only owner of one block (Node::data and Node::grad).
-class Buffer {
- public:
-  Buffer() = default;
-  explicit Buffer(size_t n) : ptr_(n ? allocate_floats(n) : nullptr), n_(n) {}
-  ~Buffer() { reset(); }
-  Buffer(Buffer&& o) noexcept : ptr_(o.ptr_), n_(o.n_) { o.ptr_ = nullptr; o.n_ = 0; }
-  Buffer& operator=(Buffer&& o) noexcept {
-    if (this != &o) { reset(); ptr_ = o.ptr_; n_ = o.n_; o.ptr_ = nullptr; o.n_ = 0; }
-    return *this;
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  void reset() { if (ptr_) release_floats(ptr_, n_); ptr_ = nullptr; n_ = 0; }
-  float* get() const { return ptr_; }
-  size_t size() const { return n_; }
-  explicit operator bool() const { return ptr_ != nullptr; }
-
- private:
-  float* ptr_ = nullptr;
-  size_t n_ = 0;
-};
-
-// The data of a tensor, shared between a tensor and its reshaped copies (reshape,
-// unsqueeze and squeeze change only the shape, so they reuse the storage instead of
-// copying it, as PyTorch's views do). Writing through one handle shows in the others.
-//
-// With the data lives its version, PyTorch's version counter: a count of the writes to it
-// that the Tensor API handed out (Tensor::data() and at() for writing, which optimisers,
-// initialisers and Module::load use too). Backward compares it with the version each op
-// saw, so a tensor changed between forward and backward is an error, not a wrong gradient
-// (core/autograd.cpp). Views share it, since they share the data.
-class Storage {
- public:
-  Storage() = default;
-  explicit Storage(size_t n) : block_(std::allocate_shared<Block>(ObjectAllocator<Block>(), n)) {}
-  float* get() const { return block_ ? block_->buf.get() : nullptr; }
-  explicit operator bool() const { return block_ && block_->buf.get(); }
-  uint64_t version() const { return block_ ? block_->version : 0; }
-  void bump_version() {
-    if (block_) ++block_->version;
-  }
-
- private:
-  struct Block {
-    explicit Block(size_t n) : buf(n) {}
-    Buffer buf;
-    uint64_t version = 0;
-  };
-  std::shared_ptr<Block> block_;
 };
 
 }  // namespace d2l

@@ -42,7 +42,7 @@ void OpCall::take_inputs(const Tensor* inputs, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (const Node* in = inputs[i].node()) {
       needs_grad_ = needs_grad_ || in->requires_grad;
-      without_grad_ = without_grad_ || in->made_without_grad;
+      without_grad_ = without_grad_ || made_without_grad(*in);
     }
   without_grad_ = without_grad_ || (needs_grad_ && !g_grad_enabled);
   needs_grad_ = needs_grad_ && g_grad_enabled;
@@ -54,28 +54,32 @@ void OpCall::take_inputs(const Tensor* inputs, size_t n) {
   if (engine_hook) engine_hook->op_started(*this);
 }
 
-Tensor OpCall::finish(Tensor y, BackwardFn backward, uint32_t reads) {
+// Which input t is (bit i), or else the output, which finish() will name.
+void OpCall::save(const Tensor& t) {
+  if (!t.defined() || inputs_.empty()) return;  // nothing will be recorded
+  uint32_t bits = 0;
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs_[i].get() == t.node()) bits |= input_bit(i);
+  if (!bits) saved_output_ = t.node();
+  saved_ |= bits;
+}
+
+Tensor OpCall::finish(Tensor y, BackwardFn backward) {
   Node& n = *y.node();
   n.op = op_;
   if (engine_hook) engine_hook->op_finished(*this, n, backward);
-  n.made_without_grad = without_grad_;
-  if (needs_grad_ && backward) {
-    // The graph: y remembers its inputs and how to send its gradient back to them, and
-    // the version of every tensor involved, which backward checks (check_versions).
+  const bool recorded = needs_grad_ && backward;
+  if (recorded) {
+    // The graph: y remembers its inputs and how to send its gradient back to them.
+    check(!saved_output_ || saved_output_ == &n, op_, "save_for_backward was given a tensor that is neither an ",
+          "input nor the output of this op");
     n.requires_grad = true;
     n.inputs = std::move(inputs_);
     n.backward_fn = std::move(backward);
-    n.saved_versions.reserve(n.inputs.size() + 1);
-    for (const NodePtr& in : n.inputs) n.saved_versions.push_back(in ? in->data.version() : 0);
-    n.saved_versions.push_back(n.data.version());
-    // Who will read whose data (Tensor's destructor frees what nobody reads).
-    for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (Node* in = n.inputs[i].get()) {
-        ++in->graph_links;
-        if (reads & reads_input(i)) ++in->data_readers;
-      }
-    if (reads & kReadsOutput) ++n.data_readers;
   }
+  // The versions backward checks, and what the engine may free early (core/bookkeeping.cpp).
+  const uint32_t saved = !declared_saves_ ? ~0u : saved_ | (saved_output_ ? kSavedOutput : 0u);
+  note_recorded_op(n, recorded, without_grad_, saved, identity_grads_);
   return y;
 }
 
@@ -87,8 +91,8 @@ void run_backward(const NodePtr& root) {
   check_not_freed(*root);
   // Topological order by an iterative depth-first search (no recursion: a 250-epoch RNN
   // graph can be thousands of nodes deep). order ends up with every node after its inputs.
-  // Each pass has its own number, and a node's `visited` field holds the last pass that
-  // reached it, so every node is taken once. The order holds owning pointers: freeing a
+  // Each pass has its own number, and a node remembers the last pass that reached it
+  // (first_visit), so every node is taken once. The order holds owning pointers: freeing a
   // node's links below must not destroy nodes that are still waiting for their turn.
   static std::atomic<uint64_t> passes{0};
   const uint64_t pass = ++passes;
@@ -101,16 +105,14 @@ void run_backward(const NodePtr& root) {
   order.swap(order_spare);
   stack.swap(stack_spare);
   stack.push_back({&root, 0});
-  root->visited = pass;
+  first_visit(*root, pass);
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
     if (next < (*node)->inputs.size()) {
       const NodePtr& in = (*node)->inputs[next++];
       if (in) check_input_not_freed(**node, *in);
-      if (in && in->requires_grad && in->backward_fn && in->visited != pass) {
-        in->visited = pass;
+      if (in && in->requires_grad && in->backward_fn && first_visit(*in, pass))
         stack.push_back({&in, 0});
-      }
     } else {
       order.push_back(*node);
       stack.pop_back();
@@ -122,18 +124,16 @@ void run_backward(const NodePtr& root) {
     Node* n = it->get();
     if (n->grad && n->backward_fn) {
       check_versions(*n);
-      if (engine_hook)
+      if (engine_hook) {
         engine_hook->run_node_backward(*n);
-      else
+      } else {
         n->backward_fn(*n);
+        add_identity_grads(*n);
+      }
     }
     // Free the graph as PyTorch does (retain_graph=False): closures, links and the
     // intermediate gradients go; leaves (a root that is a leaf too) keep their .grad.
-    if (!n->backward_fn) continue;
-    n->backward_fn = nullptr;
-    n->inputs.clear();
-    n->grad.reset();
-    n->freed = true;
+    if (n->backward_fn) free_graph_step(*n);
   }
   order.clear();  // releases the nodes nothing else holds
   order.swap(order_spare);

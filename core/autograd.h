@@ -1,11 +1,13 @@
 // core/autograd.h — recording the graph as ops run (define-by-run) and running it backwards.
 //
 // Every op passes through one dispatch point, OpCall. An op constructs it with its name and
-// inputs, computes its output, then calls finish(y, backward):
+// inputs, computes its output, says what its backward will read (as PyTorch's
+// ctx.save_for_backward), then calls finish(y, backward):
 //
 //   Tensor softmax(const Tensor& x) {
 //     OpCall op("softmax", {x});
 //     ... y = forward(x) ...
+//     op.save_for_backward(y);  // the backward reads y, not x
 //     return op.finish(y, [R, C](Node& node) { softmax_backward(node.input_grad(0), ...); });
 //   }
 //
@@ -24,19 +26,10 @@
 
 namespace d2l {
 
-// What an op's backward reads besides the gradients: a bit per input (input i is bit i; the
-// inputs from 30 on share bit 30) and one for the op's own output. finish() records it so
-// the engine can free the data of a tensor that is still in the graph but that no backward
-// will read, once no Tensor handle refers to it (see Node::graph_links): a Linear's output
-// when a ReLU reads only its own output, a concatenation that dropout reads only through its
-// gradient. PyTorch's autograd frees the same tensors, since it keeps only what each backward
-// saved. Ops that say nothing read everything (kReadsAll), which is always correct.
-enum DataReads : uint32_t {
-  kReadsNothing = 0,
-  kReadsOutput = 1u << 31,
-  kReadsAll = ~0u,
-};
-constexpr uint32_t reads_input(size_t i) { return 1u << (i < 30 ? i : 30); }
+// The bits of OpCall's declarations: one per input (inputs from 30 on share bit 30), and
+// the top one for the op's output.
+constexpr uint32_t input_bit(size_t i) { return 1u << (i < 30 ? i : 30); }
+constexpr uint32_t kSavedOutput = 1u << 31;
 
 class OpCall {
  public:
@@ -45,8 +38,22 @@ class OpCall {
   ~OpCall();  // current_op() goes back to the op that called this one, if any
   OpCall(const OpCall&) = delete;
   OpCall& operator=(const OpCall&) = delete;
+  // What the backward reads besides the gradients, as PyTorch's ctx.save_for_backward: some
+  // of this op's inputs and/or its output (undefined tensors are ignored; calls add up).
+  // An op that never calls it keeps everything, which is always correct; one that does lets
+  // the engine free the rest early (a Linear's output that only a ReLU reads, through its
+  // own output). Node::input_data gives the saved inputs' data.
+  template <class... Tensors>
+  void save_for_backward(const Tensors&... tensors) {
+    declared_saves_ = true;
+    (save(tensors), ...);
+  }
+  // d(loss)/d(input i) is d(loss)/d(output), number for number (a + b for a of the output's
+  // shape; reshape). The backward leaves input i alone (Node::input_grad(i) is null) and
+  // the engine adds the output's gradient into it.
+  void gradient_is_identity(size_t i) { identity_grads_ |= input_bit(i); }
   // Records y's history (if any input needs a gradient and grad mode is on) and returns y.
-  Tensor finish(Tensor y, BackwardFn backward, uint32_t reads = kReadsAll);
+  Tensor finish(Tensor y, BackwardFn backward);
   Tensor finish(Tensor y);  // for results no gradient flows through (masks, argmax, ...)
   bool needs_grad() const { return needs_grad_; }
   const char* name() const { return op_; }
@@ -56,11 +63,16 @@ class OpCall {
 
  private:
   void take_inputs(const Tensor* inputs, size_t n);
+  void save(const Tensor& t);
   const char* op_;
   const char* outer_op_;  // current_op() before this one began
   NodeList inputs_;
   bool needs_grad_ = false;
   bool without_grad_ = false;  // grad mode off, but an input requires grad or came from such
+  bool declared_saves_ = false;
+  uint32_t saved_ = 0;          // bit i: input i; the top bit: the output (saved_output_)
+  const Node* saved_output_ = nullptr;
+  uint32_t identity_grads_ = 0;
 };
 
 // The innermost op running on this thread (its OpCall or OpScope alive), or nullptr: errors
@@ -101,12 +113,21 @@ struct EngineHook {
   void (*op_started)(OpCall& call);
   // After the forward computed y, before y is linked into the graph; may wrap `backward`.
   void (*op_finished)(OpCall& call, Node& y, BackwardFn& backward);
-  void (*run_node_backward)(Node& y);  // must call y.backward_fn(y)
+  void (*run_node_backward)(Node& y);  // must call y.backward_fn(y), then add_identity_grads(y)
 };
 extern const EngineHook* engine_hook;  // defined in core/debug.cpp (so it is always linked)
 
 // --- internal: used by Tensor::backward ----------------------------------------------------
 void run_backward(const NodePtr& root);  // root->grad must already hold d(loss)/d(root)
+// The engine's notes and memory policy (core/bookkeeping.cpp): finish() notes what the op
+// declared; first_visit is true the first time a backward pass reaches n; the inputs
+// declared by gradient_is_identity receive n's gradient; the graph behind n is dropped
+// once its step has run.
+void note_recorded_op(Node& y, bool recorded, bool without_grad, uint32_t saved, uint32_t identity_grads);
+bool first_visit(Node& n, uint64_t pass);
+bool made_without_grad(const Node& n);  // in a NoGrad, from tensors that require grad
+void add_identity_grads(Node& n);
+void free_graph_step(Node& n);
 // run_backward's refusals, each an std::invalid_argument naming the op and the tensor
 // (core/autograd_checks.cpp): a graph an earlier backward() freed, and a tensor written
 // after an op read it (its data version differs from the one the op saw).

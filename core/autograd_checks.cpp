@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/autograd.h"
+#include "core/bookkeeping.h"
 #include "core/check.h"
 #include "core/module.h"  // parameter_name
 
@@ -30,13 +31,13 @@ std::string describe(const Node& t) {
 
 // A freed node has no inputs left, like a leaf, so only its flag tells the two apart.
 void check_not_freed(const Node& root) {
-  check(!root.freed, "backward", "the graph behind this tensor (made by '", root.op, "', shape ", root.shape,
+  check(!root.book->freed, "backward", "the graph behind this tensor (made by '", root.op, "', shape ", root.shape,
         ") was already freed by an earlier backward()");
 }
 
 // A freed input would silently stop the gradient there (its own inputs are unlinked).
 void check_input_not_freed(const Node& node, const Node& in) {
-  if (in.freed)
+  if (in.book->freed)
     fail("backward", "input ", in.shape, " of '", node.op, "' (made by '", in.op,
          "') was freed by an earlier backward() through it");
 }
@@ -47,16 +48,16 @@ void check_input_not_freed(const Node& node, const Node& in) {
 // tensors each backward saves; checking all of them is simpler to state and refuses a few
 // programs PyTorch accepts (a tensor only an addition read, written before backward).
 void check_versions(const Node& n) {
-  for (size_t i = 0; i < n.saved_versions.size(); ++i) {
+  for (size_t i = 0; i < n.book->saved_versions.size(); ++i) {
     const bool own = i == n.inputs.size();
     const Node* t = own ? &n : n.inputs[i].get();
     // Freed data (no backward reads it, no handle can write it) has nothing to check.
-    if (!t || t->data_freed || t->data.version() == n.saved_versions[i]) continue;
+    if (!t || t->book->data_freed || t->data.version() == n.book->saved_versions[i]) continue;
     std::ostringstream which;
     if (own) which << "the output of '" << n.op << "' (shape " << shape_str(n.shape) << ")";
     else which << "input " << i << " of '" << n.op << "', " << describe(*t) << ",";
     fail("backward", which.str(), " was written after '", n.op, "' ", own ? "computed" : "read",
-         " it (data version ", t->data.version(), ", '", n.op, "' saw ", n.saved_versions[i],
+         " it (data version ", t->data.version(), ", '", n.op, "' saw ", n.book->saved_versions[i],
          "), so its gradient would be computed from the new values. Write to a tensor before the forward that ",
          "uses it or after backward() (e.g. optimizer.step() after loss.backward()), not in between");
   }

@@ -88,14 +88,14 @@ int64_t first_non_finite(const float* p, int64_t n) {
 // in through an input (a parameter, named; the data; an op run before the check was on) or
 // was created by this op (log of a negative, 0/0, exp overflow).
 void check_output(const char* op, const Node& y, const NodeList& inputs) {
-  const int64_t i = first_non_finite(y.data.get(), y.numel);
+  const int64_t i = first_non_finite(y.data.get(), y.numel());
   if (i < 0) return;
   std::ostringstream os;
   os << "[check_numerics] output of '" << op << "' has a non-finite value (" << y.data.get()[i] << ") at flat index "
      << i << ": " << describe_call(op, inputs, y.shape) << section_suffix(current_section()) << "; ";
   int64_t bad = -1, at = -1;
   for (size_t k = 0; k < inputs.size() && bad < 0; ++k)
-    if (inputs[k] && (at = first_non_finite(inputs[k]->data.get(), inputs[k]->numel)) >= 0) bad = static_cast<int64_t>(k);
+    if (inputs[k] && (at = first_non_finite(inputs[k]->data.get(), inputs[k]->numel())) >= 0) bad = static_cast<int64_t>(k);
   if (bad < 0) {
     os << "its inputs are finite: the value was created by this op";
   } else {
@@ -117,7 +117,7 @@ void check_gradients(const char* op, const Node& y, const SectionPath& section) 
   for (size_t k = 0; k < y.inputs.size(); ++k) {
     const Node* in = y.inputs[k].get();
     if (!in || !in->grad) continue;
-    const int64_t i = first_non_finite(in->grad.get(), in->numel);
+    const int64_t i = first_non_finite(in->grad.get(), in->numel());
     if (i < 0) continue;
     std::ostringstream os;
     os << "[check_numerics] gradient of '" << op << "' has a non-finite value (" << in->grad.get()[i]
@@ -157,9 +157,9 @@ struct InputGrads {
   };
   std::vector<Entry> entries;
   double grad_norm;  // of y's own gradient, taken before the step (a reshape's step hands
-                     // that buffer on to its input: Node::pass_grad_to_input)
+                     // that buffer on to its input: OpCall::gradient_is_identity)
 
-  explicit InputGrads(const Node& y) : grad_norm(l2_norm(y.grad.get(), y.numel)) {
+  explicit InputGrads(const Node& y) : grad_norm(l2_norm(y.grad.get(), y.numel())) {
     for (size_t k = 0; k < y.inputs.size(); ++k) {
       const Node* in = y.inputs[k].get();
       if (!in || !in->requires_grad) continue;  // printed as "no grad" / "none"
@@ -171,16 +171,16 @@ struct InputGrads {
         continue;
       }
       entries.push_back({in, {k}, {}});
-      if (in->grad) entries.back().before.assign(in->grad.get(), in->grad.get() + in->numel);
+      if (in->grad) entries.back().before.assign(in->grad.get(), in->grad.get() + in->numel());
     }
   }
 
   // The L2 norm of what the step added into e's gradient.
   static double added_norm(const Entry& e) {
     if (!e.node->grad) return 0;
-    if (e.before.empty()) return l2_norm(e.node->grad.get(), e.node->numel);
+    if (e.before.empty()) return l2_norm(e.node->grad.get(), e.node->numel());
     double sq = 0;
-    for (int64_t i = 0; i < e.node->numel; ++i) {
+    for (int64_t i = 0; i < e.node->numel(); ++i) {
       const double d = static_cast<double>(e.node->grad.get()[i]) - e.before[i];
       sq += d * d;
     }
@@ -253,6 +253,7 @@ void run_node_backward(Node& y) {
   const int64_t t0 = g_profile ? now_ns() : 0;
   if (step) step->inner(y);
   else y.backward_fn(y);
+  add_identity_grads(y);
   if (g_profile) {
     const double ms = ms_since(t0);
     OpRow& r = profile().ops[y.op];

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/bookkeeping.h"
 #include "core/debug.h"
 #include "core/files.h"
 #include "core/module.h"
@@ -88,10 +89,10 @@ void to_dot(const Tensor& root, const std::string& path) {
   Cluster top;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* n = nodes[i];
-    const std::string name = n->inputs.empty() && !n->freed ? parameter_name(n) : std::string();
+    const std::string name = n->inputs.empty() && !n->book->freed ? parameter_name(n) : std::string();
     std::ostringstream line;
     line << "n" << i << " [label=\"" << escaped(name.empty() ? n->op : name) << "\\n" << shape_str(n->shape);
-    if (n->freed) {
+    if (n->book->freed) {
       ++freed;
       line << "\\n(freed by backward)\", style=dashed";
     } else if (n->inputs.empty()) {
@@ -112,7 +113,7 @@ void to_dot(const Tensor& root, const std::string& path) {
   if (freed) {
     // Said in the file (a comment and the graph's title) and on stderr: a freed node has lost
     // its inputs, so what is drawn stops there.
-    const std::string note = root.node()->freed
+    const std::string note = root.node()->book->freed
                                  ? "the graph was already freed by backward(): only its root is left; call to_dot "
                                    "before backward()"
                                  : std::to_string(freed) +

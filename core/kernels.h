@@ -36,9 +36,9 @@ enum class Unary { add_scalar, mul_scalar, rsub_scalar, rdiv_scalar, neg, exp, l
 // What unary_backward computes f' from. Written with the output y where that is simplest,
 // f' often needs no x at all: exp (f' = y), sqrt (1 / 2y), tanh (1 − y²), sigmoid (y (1 − y))
 // and relu (1 where y > 0: y > 0 exactly when x > 0, and a NaN stays NaN in y) read y only;
-// the shifts, scalings and neg have a constant f'. The op then passes x = nullptr and tells
-// the engine its input is read by no backward, so that tensor can be freed early (a
-// Linear's output under a ReLU; core/autograd.h, DataReads).
+// the shifts, scalings and neg have a constant f'. The op then does not save x for backward
+// (OpCall::save_for_backward) and passes x = nullptr, so that tensor can be freed early (a
+// Linear's output under a ReLU).
 enum class DerivativeReads { nothing, output, input_and_output };
 constexpr DerivativeReads derivative_reads(Unary f) {
   switch (f) {

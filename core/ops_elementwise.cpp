@@ -37,43 +37,35 @@ Tensor binary(const Tensor& a, const Tensor& b, kernels::Binary kind, const char
   kernels::Broadcast shapes{broadcast_shapes(a.shape(), b.shape(), name), a.shape(), b.shape()};
   Tensor y = empty(shapes.out);
   kernels::binary_forward(y.data(), a.data(), b.data(), shapes, kind);
-  // The closure keeps only `kind`: the shapes are the node's and its inputs' own, so it fits
-  // inside the node (core/backward_fn.h) instead of holding three more Shapes.
-  // What that backward reads (the formulas above): add and sub only the gradient, mul and
-  // div their two inputs, none of them the output, which may then be freed early.
-  const bool passes_through = kind == kernels::Binary::add || kind == kernels::Binary::sub;
-  return op.finish(
-      y,
-      [kind](Node& node) {
-        const kernels::Broadcast shapes{node.shape, node.input_shape(0), node.input_shape(1)};
-        // a + b with a of the output's shape: a's gradient is g itself, handed over after b's
-        // is added (Node::pass_grad_to_input; the residual connections of 10.7 are such adds).
-        const bool hand_over = kind == kernels::Binary::add && shapes.a == shapes.out;
-        kernels::binary_backward(hand_over ? nullptr : node.input_grad(0), node.input_grad(1), node.grad.get(),
-                                 node.input_data(0), node.input_data(1), shapes, kind);
-        if (hand_over) node.pass_grad_to_input(0);
-      },
-      passes_through ? kReadsNothing : reads_input(0) | reads_input(1));
+  // add and sub need only the gradient; mul and div read both inputs.
+  if (kind == kernels::Binary::mul || kind == kernels::Binary::div) op.save_for_backward(a, b);
+  else op.save_for_backward();
+  // a + b with a of the output's shape: da = g, number for number (the residual
+  // connections of 10.7).
+  if (kind == kernels::Binary::add && shapes.a == shapes.out) op.gradient_is_identity(0);
+  return op.finish(y, [kind](Node& node) {
+    const kernels::Broadcast shapes{node.shape, node.input_shape(0), node.input_shape(1)};
+    kernels::binary_backward(node.input_grad(0), node.input_grad(1), node.grad.get(), node.input_data(0),
+                             node.input_data(1), shapes, kind);
+  });
 }
 
 // y = f(x) element by element (s: the scalar of the scalar forms, or pow's exponent);
-// backward dx += dy f'(x), the kernel computing f' from x and the output y, or from y alone
-// (kernels::derivative_reads): then x is not kept for the backward and may be freed early.
+// backward dx += dy f'(x), the kernel computing f' from x and the output y, or from y alone,
+// or from neither (kernels::derivative_reads): the op saves only what f' reads.
 Tensor unary(const Tensor& x, kernels::Unary f, const char* name, float s = 0.0f) {
   OpCall op(name, {x});
   Tensor y = empty(x.shape());
   kernels::unary_forward(y.data(), x.data(), x.numel(), f, s);
   const kernels::DerivativeReads reads = kernels::derivative_reads(f);
-  const bool reads_x = reads == kernels::DerivativeReads::input_and_output;
-  const bool reads_y = reads != kernels::DerivativeReads::nothing;
-  return op.finish(
-      y,
-      [f, s, reads_x, reads_y](Node& node) {
-        if (float* dx = node.input_grad(0))
-          kernels::unary_backward(dx, node.grad.get(), reads_x ? node.input_data(0) : nullptr,
-                                  reads_y ? node.data.get() : nullptr, node.numel, f, s);
-      },
-      reads_x ? kReadsAll : reads_y ? kReadsOutput : kReadsNothing);
+  const bool needs_x = reads == kernels::DerivativeReads::input_and_output;
+  const bool needs_y = reads != kernels::DerivativeReads::nothing;
+  op.save_for_backward(needs_x ? x : Tensor(), needs_y ? y : Tensor());
+  return op.finish(y, [f, s, needs_y](Node& node) {
+    if (float* dx = node.input_grad(0))
+      kernels::unary_backward(dx, node.grad.get(), node.input_data(0), needs_y ? node.data.get() : nullptr,
+                              node.numel(), f, s);
+  });
 }
 
 }  // namespace

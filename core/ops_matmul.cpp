@@ -16,10 +16,11 @@ Tensor product(const char* name, const Tensor& a, const Tensor& b, bool ta, bool
   OpCall op(name, {a, b});
   Tensor y = empty(out);
   kernels::matmul_forward(y.data(), a.data(), b.data(), batch, M, N, K, ta, tb);
+  op.save_for_backward(a, b);
   return op.finish(y, [ta, tb, batch, M, N, K](Node& node) {
     kernels::matmul_backward(node.input_grad(0), node.input_grad(1), node.grad.get(), node.input_data(0),
                              node.input_data(1), batch, M, N, K, ta, tb);
-  }, reads_input(0) | reads_input(1));
+  });
 }
 
 }  // namespace
@@ -64,17 +65,18 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const int64_t N = weight.shape()[0], K = weight.shape()[1];
   check(x.ndim() >= 1 && x.shape().back() == K, "linear", "input ", x.shape(), " does not end in in_features of weight ",
         weight.shape());
-  check(!bias.defined() || bias.shape() == Shape{N}, "linear", "bias ", bias.defined() ? bias.shape() : Shape{},
+  check(!bias.defined() || bias.shape() == Shape{N}, "linear", "bias ", printable_shape(bias),
         " must be (out_features,) for weight ", weight.shape());
   const int64_t M = numel_of(Shape(x.shape().begin(), x.shape().end() - 1));  // every leading dim
   Shape out = x.shape();
   out.back() = N;
   Tensor y = empty(out);
   kernels::linear_forward(y.data(), x.data(), weight.data(), bias.defined() ? bias.data() : nullptr, M, N, K);
+  op.save_for_backward(x, weight);  // x and W; neither b nor y
   return op.finish(y, [M, N, K](Node& node) {
     kernels::linear_backward(node.input_grad(0), node.input_grad(1), node.input_grad(2), node.grad.get(),
                              node.input_data(0), node.input_data(1), M, N, K);
-  }, reads_input(0) | reads_input(1));  // x and W; neither b nor y
+  });
 }
 
 }  // namespace d2l

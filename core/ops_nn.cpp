@@ -30,9 +30,10 @@ Tensor dropout(const Tensor& x, float p, bool training) {
   const uint64_t key = random_u64();
   Tensor y = empty(x.shape());
   kernels::dropout_forward(y.data(), x.data(), n, key, threshold, scale);
+  op.save_for_backward();  // the backward reads only the gradient
   return op.finish(y, [n, key, threshold, scale](Node& node) {
     if (float* dx = node.input_grad(0)) kernels::dropout_backward(dx, node.grad.get(), n, key, threshold, scale);
-  }, kReadsNothing);
+  });
 }
 
 // Layer normalisation (10.7, sec_transformer; Ba et al. 2016) over the trailing dims: x
@@ -43,9 +44,9 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
   const size_t k = normalized_shape.size();
   check(k >= 1 && x.shape().size() >= k && Shape(x.shape().end() - k, x.shape().end()) == normalized_shape,
         "layer_norm", "normalized_shape ", normalized_shape, " must be the trailing dims of x ", x.shape());
-  check(!gamma.defined() || gamma.shape() == normalized_shape, "layer_norm", "gamma ", gamma.defined() ? gamma.shape() : Shape{},
+  check(!gamma.defined() || gamma.shape() == normalized_shape, "layer_norm", "gamma ", printable_shape(gamma),
         " must have normalized_shape ", normalized_shape);
-  check(!beta.defined() || beta.shape() == normalized_shape, "layer_norm", "beta ", beta.defined() ? beta.shape() : Shape{},
+  check(!beta.defined() || beta.shape() == normalized_shape, "layer_norm", "beta ", printable_shape(beta),
         " must have normalized_shape ", normalized_shape);
   const int64_t N = numel_of(normalized_shape), R = N ? x.numel() / N : 0;
   Tensor y = empty(x.shape()), xhat = empty(x.shape()), rstd = empty({R});  // x̂ and 1/std, kept for backward

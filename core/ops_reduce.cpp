@@ -40,9 +40,10 @@ Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const c
   const float scale = average ? 1.0f / static_cast<float>(p.n) : 1.0f;
   Tensor y = empty(reduced_shape(x.shape(), d, keepdim));
   kernels::sum_forward(y.data(), x.data(), p.outer, p.n, p.inner, scale);
+  op.save_for_backward();  // the backward reads only the gradient
   return op.finish(y, [p, scale](Node& node) {
     if (float* dx = node.input_grad(0)) kernels::sum_backward(dx, node.grad.get(), p.outer, p.n, p.inner, scale);
-  }, kReadsNothing);
+  });
 }
 
 }  // namespace

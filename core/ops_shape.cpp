@@ -19,15 +19,16 @@ int64_t prod(const Shape& s, size_t from, size_t to) {
 }
 
 // Same elements, new shape (reshape, unsqueeze, squeeze): the output shares the input's
-// storage (no copy); backward passes the gradient through unchanged, dx += g (handing
-// over the gradient buffer itself when x has none yet: no copy either).
+// storage (no copy). Backward: dx += g, number for number, which the engine does itself
+// (gradient_is_identity), so the closure has nothing left to do.
 Tensor reshaped(const Tensor& x, const Shape& shape, const char* name) {
   OpCall op(name, {x});
   NodePtr n = make_node();
   n->shape = shape;
-  n->numel = x.numel();
   n->data = x.node()->data;
-  return op.finish(Tensor(std::move(n)), [](Node& node) { node.pass_grad_to_input(0); });
+  op.save_for_backward();
+  op.gradient_is_identity(0);
+  return op.finish(Tensor(std::move(n)), [](Node&) {});
 }
 
 int64_t checked_index(float v, int64_t size, const char* op, const Shape& shape) {
@@ -140,7 +141,7 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   // Backward: the same walk, adding each output run back where it came from.
   return op.finish(y, [out, src_stride, outer_dims, run](Node& node) {
     float* dx = node.input_grad(0);
-    if (!dx || node.numel == 0) return;
+    if (!dx || node.numel() == 0) return;
     const float* g = node.grad.get();
     for_each_permuted_run(out, src_stride, outer_dims, [&](int64_t i, int64_t src) {
       for (int64_t j = 0; j < run; ++j) dx[src + j] += g[i * run + j];
@@ -178,6 +179,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
   for (int64_t o = 0, col = 0; o < outer; ++o, col = 0)
     for (size_t k = 0; k < xs.size(); col += width[k], ++k)
       std::memcpy(y.data() + o * row + col, xs[k].data() + o * width[k], sizeof(float) * width[k]);
+  op.save_for_backward();  // the backward reads only the gradient
   return op.finish(y, [outer, row, width = std::move(width)](Node& node) {
     const float* g = node.grad.get();
     int64_t col = 0;
@@ -185,7 +187,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
       if (float* dx = node.input_grad(k))
         for (int64_t o = 0; o < outer; ++o)
           for (int64_t j = 0; j < width[k]; ++j) dx[o * width[k] + j] += g[o * row + col + j];
-  }, kReadsNothing);
+  });
 }
 
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
@@ -259,7 +261,7 @@ Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
   for (int64_t i = 0; i < y.numel(); ++i) y.data()[i] = x.data()[src[i]];
   return op.finish(y, [src = std::move(src)](Node& node) {
     if (float* dx = node.input_grad(0))
-      for (int64_t i = 0; i < node.numel; ++i) dx[src[i]] += node.grad.get()[i];
+      for (int64_t i = 0; i < node.numel(); ++i) dx[src[i]] += node.grad.get()[i];
   });
 }
 
@@ -324,11 +326,12 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
   Tensor y = empty(out);
   for (int64_t k = 0; k < m; ++k) std::memcpy(y.data() + k * D, weight.data() + idx[k] * D, sizeof(float) * D);
   // Backward: dW[token] += g for every occurrence of the token (a scatter-add).
+  op.save_for_backward();  // the backward reads only the gradient
   return op.finish(y, [D, idx = std::move(idx)](Node& node) {
     if (float* dw = node.input_grad(0))
       for (size_t k = 0; k < idx.size(); ++k)
         for (int64_t j = 0; j < D; ++j) dw[idx[k] * D + j] += node.grad.get()[k * D + j];
-  }, kReadsNothing);
+  });
 }
 
 }  // namespace d2l

@@ -52,10 +52,11 @@ Tensor masked_softmax(const Tensor& X, const Tensor& valid_lens) {
   std::vector<int64_t> lens = read_lengths(valid_lens, "masked_softmax", X.shape());
   Tensor y = empty(X.shape());
   kernels::masked_softmax_forward(y.data(), X.data(), lens.data(), B, Q, K, per_query);
+  op.save_for_backward(y);
   return op.finish(y, [B, Q, K, per_query, lens = std::move(lens)](Node& node) {
     if (float* dX = node.input_grad(0))
       kernels::masked_softmax_backward(dX, node.grad.get(), node.data.get(), lens.data(), B, Q, K, per_query);
-  }, kReadsOutput);
+  });
 }
 
 // d2l.sequence_mask: X (batch, maxlen, ...); steps t >= valid_len[b] along dim 1 are set to
@@ -82,9 +83,10 @@ Tensor softmax(const Tensor& x) {
   const int64_t C = x.shape().back(), R = C ? x.numel() / C : 0;
   Tensor y = empty(x.shape());
   kernels::softmax_forward(y.data(), x.data(), R, C);
+  op.save_for_backward(y);
   return op.finish(y, [R, C](Node& node) {
     if (float* dx = node.input_grad(0)) kernels::softmax_backward(dx, node.grad.get(), node.data.get(), R, C);
-  }, kReadsOutput);
+  });
 }
 
 // log_softmax over the last dim: y = x − log Σ e^x, computed without overflow.

@@ -10,7 +10,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "core/allocator.h"
 #include "core/autograd.h"
+#include "core/bookkeeping.h"
 #include "core/random.h"
 
 namespace d2l {
@@ -50,8 +52,9 @@ Block allocate_for(int64_t numel, const Shape& shape, const char* what) {
 
 float* Node::grad_data() {
   if (!grad) {
-    grad = allocate_for<Buffer>(numel, shape, "gradient");
-    if (numel) std::memset(grad.get(), 0, sizeof(float) * numel);
+    const int64_t n = numel();
+    grad = allocate_for<Buffer>(n, shape, "gradient");
+    if (n) std::memset(grad.get(), 0, sizeof(float) * n);
   }
   return grad.get();
 }
@@ -77,37 +80,7 @@ Node::~Node() {
   }
 }
 
-// The data of a node in the graph that no backward reads, once only the graph holds the node
-// (every remaining reference is an op's input link, this handle going): nothing can read it
-// again, so it goes back to the allocator now rather than when backward frees the graph.
-// Not while a debug switch is on (the trace and numerics checks may look at any node), nor
-// once backward has run (the links it dropped are still counted).
-void Tensor::free_unread_data() {
-  Node& n = *node_;
-  if (n.data_freed || !n.backward_fn || engine_hook) return;
-  if (node_.use_count() != static_cast<long>(n.graph_links) + 1) return;
-  n.data = Storage();
-  n.data_freed = true;
-}
-
-float* Node::input_grad(size_t i) {
-  Node* in = inputs[i].get();
-  if (!in || !in->requires_grad) return nullptr;
-  return in->grad_data();
-}
-
-void Node::pass_grad_to_input(size_t i) {
-  Node* in = inputs[i].get();
-  if (!in || !in->requires_grad || !grad) return;
-  check(in->numel == numel, op, "the gradient of shape ", shape, " cannot pass to an input of shape ", in->shape);
-  if (!in->grad) {
-    in->grad = std::move(grad);
-    return;
-  }
-  float* dx = in->grad.get();
-  const float* g = grad.get();
-  for (int64_t k = 0; k < numel; ++k) dx[k] += g[k];
-}
+Storage::Storage(size_t n) : block_(std::allocate_shared<Block>(ObjectAllocator<Block>(), n)) {}
 
 std::string shape_str(const Shape& shape) {
   std::ostringstream os;
@@ -131,7 +104,7 @@ static Node& need(const NodePtr& n) {
 }
 
 const Shape& Tensor::shape() const { return need(node_).shape; }
-int64_t Tensor::numel() const { return need(node_).numel; }
+int64_t Tensor::numel() const { return need(node_).numel(); }
 int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim(dim, shape(), "Tensor.size")]; }
 float* Tensor::data() {
   Node& n = need(node_);
@@ -167,7 +140,7 @@ std::vector<float> Tensor::to_vector() const { return std::vector<float>(data(),
 bool Tensor::requires_grad() const { return need(node_).requires_grad; }
 
 Tensor& Tensor::requires_grad_(bool on) {
-  check(need(node_).inputs.empty() && !node_->backward_fn && !node_->freed, "requires_grad_",
+  check(need(node_).inputs.empty() && !node_->backward_fn && !node_->book->freed, "requires_grad_",
         "only leaf tensors can be made to require grad; this one was made by '", node_->op, "'");
   node_->requires_grad = on;
   return *this;
@@ -177,7 +150,7 @@ Tensor Tensor::grad() const {
   Node& n = need(node_);
   if (!n.grad) return Tensor();
   Tensor g = empty(n.shape);
-  std::memcpy(g.data(), n.grad.get(), sizeof(float) * n.numel);
+  std::memcpy(g.data(), n.grad.get(), sizeof(float) * n.numel());
   return g;
 }
 
@@ -187,8 +160,8 @@ void Tensor::zero_grad(bool set_to_none) {
   Node& n = need(node_);
   if (set_to_none)
     n.grad.reset();
-  else if (n.grad && n.numel)
-    std::memset(n.grad.get(), 0, sizeof(float) * n.numel);
+  else if (n.grad && n.numel())
+    std::memset(n.grad.get(), 0, sizeof(float) * n.numel());
 }
 const char* Tensor::op_name() const { return need(node_).op; }
 
@@ -200,7 +173,7 @@ void Tensor::backward() {
 
 void Tensor::backward(const Tensor& grad_output) {
   Node& n = need(node_);
-  check(n.requires_grad || !n.made_without_grad, "backward", "no graph was recorded for this tensor of shape ",
+  check(n.requires_grad || !n.book->made_without_grad, "backward", "no graph was recorded for this tensor of shape ",
         n.shape, " made by '", n.op, "': grad mode was off (a NoGrad was alive) when it, or a tensor it was ",
         "computed from, was computed from tensors that require grad. Compute the loss outside the NoGrad scope");
   check(n.requires_grad, "backward", "tensor of shape ", n.shape, " made by '", n.op,
@@ -209,7 +182,7 @@ void Tensor::backward(const Tensor& grad_output) {
         " differs from tensor shape ", n.shape);
   float* g = n.grad_data();
   const float* go = grad_output.data();
-  for (int64_t i = 0; i < n.numel; ++i) g[i] += go[i];
+  for (int64_t i = 0; i < n.numel(); ++i) g[i] += go[i];
   run_backward(node_);
 }
 
@@ -249,13 +222,10 @@ int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t e
   return d;
 }
 
-NodePtr make_node() { return std::allocate_shared<Node>(ObjectAllocator<Node>()); }
-
 Tensor empty(const Shape& shape) {
   NodePtr n = make_node();
   n->shape = shape;
-  n->numel = numel_of(shape);
-  n->data = allocate_for<Storage>(n->numel, shape, "data");
+  n->data = allocate_for<Storage>(numel_of(shape), shape, "data");
   return Tensor(std::move(n));
 }
 

@@ -14,18 +14,71 @@
 #include <string>
 #include <vector>
 
-#include "core/allocator.h"
 #include "core/check.h"
-#include "core/backward_fn.h"
 #include "core/shape.h"
-#include "core/small_vector.h"
 
 namespace d2l {
 
 struct Node;
+struct NodeBookkeeping;
 using NodePtr = std::shared_ptr<Node>;
-// A node's inputs: ops have one to three, kept inside the node (core/small_vector.h).
-using NodeList = SmallVector<NodePtr, 3>;
+using NodeList = SmallVector<NodePtr, 3>;  // a node's inputs: ops have one to three
+// A node's backward: adds its gradient into its inputs' gradients.
+using BackwardFn = std::function<void(Node&)>;
+
+// --- memory --------------------------------------------------------------------------------
+// 64-byte-aligned blocks of floats from the build's tier (core/allocator.h: the fast tier
+// keeps freed blocks for reuse, since a training step frees and re-creates the same buffers).
+float* allocate_floats(size_t n);
+void release_floats(float* p, size_t n);
+
+// Move-only owner of one block (a node's gradient, and the block behind its data).
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(size_t n) : ptr_(n ? allocate_floats(n) : nullptr), n_(n) {}
+  Buffer(Buffer&& o) noexcept : ptr_(o.ptr_), n_(o.n_) { o.ptr_ = nullptr, o.n_ = 0; }
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) reset(), std::swap(ptr_, o.ptr_), std::swap(n_, o.n_);
+    return *this;
+  }
+  ~Buffer() { reset(); }
+  void reset() {
+    if (ptr_) release_floats(ptr_, n_);
+    ptr_ = nullptr, n_ = 0;
+  }
+  float* get() const { return ptr_; }
+  explicit operator bool() const { return ptr_ != nullptr; }
+
+ private:
+  float* ptr_ = nullptr;
+  size_t n_ = 0;
+};
+
+// A tensor's data, shared by the tensor and its reshaped copies (reshape, unsqueeze and
+// squeeze reuse the storage, as PyTorch's views do), with its version: PyTorch's version
+// counter, the number of writes the Tensor API handed out (Tensor::data(), at()). Backward
+// compares it with the version each op saw, so a tensor changed between forward and
+// backward is an error, not a wrong gradient. Views share it, since they share the data.
+class Storage {
+ public:
+  Storage() = default;
+  explicit Storage(size_t n);  // block and count from the engine's object pool (tensor.cpp)
+  float* get() const { return block_ ? block_->buf.get() : nullptr; }
+  explicit operator bool() const { return block_ && block_->buf; }
+  uint64_t version() const { return block_ ? block_->version : 0; }
+  void bump_version() {
+    if (block_) ++block_->version;
+  }
+
+ private:
+  struct Block {
+    explicit Block(size_t n) : buf(n) {}
+    Buffer buf;
+    uint64_t version = 0;
+  };
+  std::shared_ptr<Block> block_;
+};
 
 class Tensor {
  public:
@@ -33,13 +86,13 @@ class Tensor {
   explicit Tensor(NodePtr node) : node_(std::move(node)) {}
   Tensor(const Tensor&) = default;
   Tensor(Tensor&&) noexcept = default;
-  // Dropping a handle (destruction or assignment) may free the data of a graph node that only
-  // the graph still holds and that no backward reads (free_unread_data, core/tensor.cpp).
   Tensor& operator=(Tensor other) noexcept {
     node_.swap(other.node_);
     return *this;
   }
-  ~Tensor();  // inline, after Node
+  // Dropping a handle may free the data of a graph node that only the graph still holds
+  // and that no backward reads (the engine's memory policy, core/bookkeeping.cpp).
+  ~Tensor();
 
   // --- shape -------------------------------------------------------------------------
   bool defined() const { return node_ != nullptr; }
@@ -50,7 +103,7 @@ class Tensor {
 
   // --- data --------------------------------------------------------------------------
   // The non-const accessors hand out the data for writing, so each call counts as a write:
-  // it bumps the data's version (Storage, core/allocator.h), and backward refuses a graph
+  // it bumps the data's version (Storage, above), and backward refuses a graph
   // that read this tensor before the write. Read through a const Tensor (or to_vector(),
   // item()) to leave the version alone.
   float* data();
@@ -82,58 +135,46 @@ class Tensor {
   const NodePtr& node_ptr() const { return node_; }
 
  private:
-  void free_unread_data();
   NodePtr node_;
 };
 
 // The graph node behind every Tensor. Ops fill it in through OpCall (core/autograd.h).
 struct Node {
   Shape shape;
-  int64_t numel = 0;
-  Storage data;                     // numel floats, 64-byte aligned (shared by reshapes)
-  Buffer grad;                      // allocated (zeroed) on the first gradient that arrives
+  Storage data;                     // numel() floats, 64-byte aligned (shared by reshapes)
+  Buffer grad;                      // d(loss)/d(this): allocated (zeroed) when the first arrives
   bool requires_grad = false;
-  const char* op = "leaf";
-  NodeList inputs;                  // what this op read (empty for leaves)
-  BackwardFn backward_fn;           // adds this node's grad into its inputs' grads (a
-                                    // std::function<void(Node&)> kept inline: core/backward_fn.h)
-  // With backward_fn: each input's data version when the op ran, then this node's own after
-  // the op wrote it. Backward checks them before running backward_fn (core/autograd.cpp).
-  SmallVector<uint64_t, 4> saved_versions;  // up to 3 inputs held inline (core/small_vector.h)
-  bool freed = false;               // backward() dropped backward_fn and inputs (retain_graph=False)
-  // Made while grad mode was off (inside a NoGrad) from tensors that require grad, or from
-  // such a tensor: backward() then says that no graph was recorded, and why.
-  bool made_without_grad = false;
-  uint64_t visited = 0;             // the last backward pass that reached this node (run_backward)
-  // Memory: graph_links counts the recorded ops that hold this node as an input, and
-  // data_readers those of them (and this node's own backward) whose backward reads its data
-  // (OpCall::finish's `reads`). When the last Tensor handle goes and nothing reads the data,
-  // it is freed (data_freed) while the node stays in the graph for its gradient.
-  uint32_t graph_links = 0;
-  uint32_t data_readers = 0;
-  bool data_freed = false;
+  const char* op = "leaf";          // the op that made it
+  NodeList inputs;                  // what that op read (empty for leaves)
+  BackwardFn backward_fn;           // adds this node's grad into its inputs' grads
   std::string name;                 // a module parameter's name (Module sets it), for messages
+  // The engine's notes on this node: data versions for the in-place checks, the backward
+  // walk's visit mark, what the op saved for backward and the counts that free memory
+  // early. Allocated with the node (make_node). A first reading can skip it
+  // (core/bookkeeping.h).
+  NodeBookkeeping* book = nullptr;
   ~Node();                          // iterative: a deep chain must not recurse per node
 
+  int64_t numel() const;            // the product of shape
   // The gradient buffer of input i, zero-filled on first use, or nullptr when that input
-  // needs no gradient: backward closures skip those (tinygrad's needs_input_grad).
+  // needs no gradient (tinygrad's needs_input_grad) or receives this node's gradient
+  // unchanged (OpCall::gradient_is_identity): backward closures skip those.
   float* input_grad(size_t i);
-  // input i's gradient += this node's, for an op whose output is its input's numbers in
-  // another shape (reshape, unsqueeze, squeeze). When input i has no gradient buffer yet,
-  // this node's buffer becomes it (backward drops this node's right after its step):
-  // nothing to zero-fill, add or free.
-  void pass_grad_to_input(size_t i);
-  const float* input_data(size_t i) const { return inputs[i]->data.get(); }
+  // Input i's data, as the op saved it for backward (OpCall::save_for_backward); nullptr for
+  // an input the op did not save.
+  const float* input_data(size_t i) const;
   const Shape& input_shape(size_t i) const { return inputs[i]->shape; }
   float* grad_data();               // this node's own gradient (allocated zeroed if absent)
 };
 
-inline Tensor::~Tensor() {
-  if (node_ && node_->graph_links && !node_->data_readers) free_unread_data();
+inline int64_t Node::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
 }
 
 // --- creation (the book's torch.zeros, torch.ones, ...) --------------------------------
-NodePtr make_node();  // an empty Node, node and reference count in one block of the object pool
+NodePtr make_node();  // an empty Node with its bookkeeping (core/bookkeeping.cpp)
 Tensor empty(const Shape& shape);                       // uninitialised data
 Tensor zeros(const Shape& shape);
 Tensor ones(const Shape& shape);
@@ -151,6 +192,9 @@ Tensor tensor(std::initializer_list<float> values);        // 1-D
 Tensor tensor(std::initializer_list<std::initializer_list<float>> rows);  // 2-D
 Tensor zeros_like(const Tensor& x);
 Tensor ones_like(const Tensor& x);
+
+// x's shape for a message, and () for an undefined tensor (an absent bias, state, ...).
+inline Shape printable_shape(const Tensor& x) { return x.defined() ? x.shape() : Shape{}; }
 
 int64_t numel_of(const Shape& shape);
 int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);  // -1 -> ndim-1, checked

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bookkeeping.h"
 #include "core/tensor.h"
 
 namespace d2l {
@@ -200,7 +201,7 @@ std::string str(const Tensor& x, int decimals) {
   // grad_fn for a tensor some recorded op made (its graph may since have been freed); a leaf
   // that requires grad, an op's result made from no gradient-needing input included, says so.
   const Node& n = *x.node();
-  if (n.requires_grad && (n.backward_fn || n.freed)) suffixes.push_back("grad_fn=<" + std::string(torch_grad_fn(n.op)) + ">");
+  if (n.requires_grad && (n.backward_fn || n.book->freed)) suffixes.push_back("grad_fn=<" + std::string(torch_grad_fn(n.op)) + ">");
   else if (n.requires_grad) suffixes.push_back("requires_grad=True");
   return add_suffixes(prefix + body, suffixes, indent);
 }

@@ -42,7 +42,7 @@ std::pair<Tensor, DecoderState> Seq2SeqAttentionDecoder::forward(const Tensor& X
   Tensor hidden_state = state[1];
   const Tensor& enc_valid_lens = state[2];
   check(X.defined() && X.ndim() == 2, "Seq2SeqAttentionDecoder", "X must be (batch_size, num_steps) token ids, got ",
-        X.defined() ? X.shape() : Shape{});
+        printable_shape(X));
   check(hidden_state.shape() == Shape{rnn.num_layers, X.size(0), rnn.num_hiddens}, "Seq2SeqAttentionDecoder",
         "hidden_state ", hidden_state.shape(), " must be (num_layers, batch_size, num_hiddens) for X ", X.shape());
   // emb: (num_steps, batch_size, embed_size)
@@ -142,11 +142,11 @@ std::pair<Tensor, DecoderState> VariantAttentionDecoder::forward(const Tensor& X
   const Tensor& enc_valid_lens = state[2];
   Tensor memory = cell == RecurrentCell::lstm ? state[3] : Tensor();
   check(X.defined() && X.ndim() == 2, "VariantAttentionDecoder", "X must be (batch_size, num_steps) token ids, got ",
-        X.defined() ? X.shape() : Shape{});
+        printable_shape(X));
   const Shape state_shape{num_layers, X.size(0), num_hiddens};
   check(hidden_state.shape() == state_shape && (!memory.defined() || memory.shape() == state_shape),
         "VariantAttentionDecoder", "hidden_state ", hidden_state.shape(),
-        memory.defined() ? " and the memory cell " : "", memory.defined() ? memory.shape() : Shape{},
+        memory.defined() ? " and the memory cell " : "", printable_shape(memory),
         " must be (num_layers, batch_size, num_hiddens) = ", state_shape, " for X ", X.shape());
   const Tensor emb = permute(embedding(X), {1, 0, 2});  // (num_steps, batch_size, embed_size)
   std::vector<Tensor> outputs;

@@ -26,7 +26,7 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
 Tensor Linear::forward(const Tensor& x) const {
   SectionScope section("Linear");
   check(x.defined() && x.ndim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., ", in_features,
-        "), got ", x.defined() ? x.shape() : Shape{}, " for weight ", weight.shape());
+        "), got ", printable_shape(x), " for weight ", weight.shape());
   return linear(x, weight, bias);  // x (..., in) -> (..., out), one GEMM reading weight transposed
 }
 

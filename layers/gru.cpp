@@ -19,17 +19,17 @@ namespace d2l {
 Tensor gru_recurrence(const Tensor& gi, const Tensor& h0, const Tensor& W_hh, const Tensor& b_hh) {
   OpCall op("gru_recurrence", {gi, h0, W_hh, b_hh});
   check(W_hh.defined() && W_hh.ndim() == 2 && W_hh.shape()[0] == 3 * W_hh.shape()[1], "gru_recurrence",
-        "W_hh must be (3 * num_hiddens, num_hiddens), got ", W_hh.defined() ? W_hh.shape() : Shape{});
+        "W_hh must be (3 * num_hiddens, num_hiddens), got ", printable_shape(W_hh));
   const int64_t D = W_hh.shape()[1], G = 3 * D;
-  check(b_hh.defined() && b_hh.shape() == Shape{G}, "gru_recurrence", "b_hh ", b_hh.defined() ? b_hh.shape() : Shape{},
+  check(b_hh.defined() && b_hh.shape() == Shape{G}, "gru_recurrence", "b_hh ", printable_shape(b_hh),
         " must be (3 * num_hiddens,) for W_hh ", W_hh.shape());
   check(gi.defined() && gi.ndim() == 3 && gi.shape()[2] == G && gi.shape()[0] >= 1, "gru_recurrence",
-        "gi must be (num_steps >= 1, batch_size, 3 * num_hiddens), got ", gi.defined() ? gi.shape() : Shape{},
+        "gi must be (num_steps >= 1, batch_size, 3 * num_hiddens), got ", printable_shape(gi),
         " for W_hh ", W_hh.shape());
   const int64_t T = gi.shape()[0], B = gi.shape()[1];
   // (1, B, D) is accepted too: GRU::forward passes a one-layer slice of its state as is.
   check(h0.defined() && (h0.shape() == Shape{B, D} || h0.shape() == Shape{1, B, D}), "gru_recurrence", "h0 ",
-        h0.defined() ? h0.shape() : Shape{}, " must be (batch_size, num_hiddens) = ", Shape{B, D}, " for gi ",
+        printable_shape(h0), " must be (batch_size, num_hiddens) = ", Shape{B, D}, " for gi ",
         gi.shape());
   Tensor H = empty({T, B, D});
   if (!op.needs_grad()) {  // nothing to keep: one step of gates and candidates, reused
@@ -81,10 +81,10 @@ std::pair<Tensor, Tensor> GRU::forward(const Tensor& X, const Tensor& state) {
   SectionScope section("9.1 GRU");
   check(X.defined() && X.ndim() == 3 && X.shape()[2] == input_size && X.shape()[0] >= 1, "GRU",
         "X must be (num_steps >= 1, batch_size, input_size = ", input_size, "), got ",
-        X.defined() ? X.shape() : Shape{});
+        printable_shape(X));
   const int64_t T = X.shape()[0], B = X.shape()[1];
   check(!state.defined() || state.shape() == Shape{num_layers, B, num_hiddens}, "GRU", "state ",
-        state.defined() ? state.shape() : Shape{}, " must be (num_layers, batch_size, num_hiddens) = ",
+        printable_shape(state), " must be (num_layers, batch_size, num_hiddens) = ",
         Shape{num_layers, B, num_hiddens}, " for X ", X.shape());
   Tensor x = X;
   std::vector<Tensor> last;  // each layer's h at the final step, (1, batch_size, num_hiddens)

@@ -44,12 +44,12 @@ std::pair<Tensor, LSTMState> LSTM::forward(const Tensor& X, const LSTMState& sta
   SectionScope section("9.2 LSTM");
   check(X.defined() && X.ndim() == 3 && X.shape()[2] == input_size && X.shape()[0] >= 1, "LSTM",
         "X must be (num_steps >= 1, batch_size, input_size = ", input_size, "), got ",
-        X.defined() ? X.shape() : Shape{});
+        printable_shape(X));
   const int64_t T = X.shape()[0], B = X.shape()[1], H = num_hiddens;
   const Shape want{num_layers, B, H};
   check(state.h.defined() == state.c.defined(), "LSTM", "state needs both h and c, or neither (zeros)");
   check(!state.h.defined() || (state.h.shape() == want && state.c.shape() == want), "LSTM", "state h ",
-        state.h.defined() ? state.h.shape() : Shape{}, " and c ", state.c.defined() ? state.c.shape() : Shape{},
+        printable_shape(state.h), " and c ", printable_shape(state.c),
         " must be (num_layers, batch_size, num_hiddens) = ", want, " for X ", X.shape());
   Tensor x = X;
   std::vector<Tensor> last_h, last_c;  // each layer's state at the final step, (batch_size, num_hiddens)

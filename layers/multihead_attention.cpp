@@ -15,7 +15,7 @@ namespace d2l {
 Tensor transpose_qkv(const Tensor& X, int64_t num_heads) {
   check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(2) % num_heads == 0, "transpose_qkv",
         "X must be (batch_size, no. of queries or kv pairs, num_hiddens) with num_hiddens divisible by num_heads (",
-        num_heads, "), got ", X.defined() ? X.shape() : Shape{});
+        num_heads, "), got ", printable_shape(X));
   // (batch_size, no. of queries or kv pairs, num_heads, num_hiddens / num_heads)
   Tensor Y = reshape(X, {X.size(0), X.size(1), num_heads, -1});
   // (batch_size, num_heads, no. of queries or kv pairs, num_hiddens / num_heads)
@@ -27,7 +27,7 @@ Tensor transpose_qkv(const Tensor& X, int64_t num_heads) {
 Tensor transpose_output(const Tensor& X, int64_t num_heads) {
   check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(0) % num_heads == 0, "transpose_output",
         "X must be (batch_size * num_heads, no. of queries, num_hiddens / num_heads) with a first dim divisible by ",
-        "num_heads (", num_heads, "), got ", X.defined() ? X.shape() : Shape{});
+        "num_heads (", num_heads, "), got ", printable_shape(X));
   // (batch_size, num_heads, no. of queries, num_hiddens / num_heads)
   Tensor Y = reshape(X, {-1, num_heads, X.size(1), X.size(2)});
   // (batch_size, no. of queries, num_heads, num_hiddens / num_heads)

@@ -50,7 +50,7 @@ namespace {
 // sequence_mask then check the values themselves).
 void check_lens(const char* layer, const char* name, const Tensor& lens, const Tensor& X) {
   check(!lens.defined() || (lens.ndim() == 1 && lens.size(0) == X.size(0)), layer, name,
-        " must be (batch_size,) to match ", X.shape(), ", got ", lens.defined() ? lens.shape() : Shape{});
+        " must be (batch_size,) to match ", X.shape(), ", got ", printable_shape(lens));
 }
 
 }  // namespace
@@ -60,7 +60,7 @@ Attend::Output Attend::forward(const Tensor& A, const Tensor& B, const Tensor& v
   check(A.defined() && B.defined() && A.ndim() == 3 && B.ndim() == 3 && A.size(0) == B.size(0) &&
             A.size(2) == f.linear1.in_features && B.size(2) == f.linear1.in_features,
         "Attend", "expected A (batch_size, m, ", f.linear1.in_features, ") and B (batch_size, n, ",
-        f.linear1.in_features, "), got A ", A.defined() ? A.shape() : Shape{}, ", B ", B.defined() ? B.shape() : Shape{});
+        f.linear1.in_features, "), got A ", printable_shape(A), ", B ", printable_shape(B));
   check_lens("Attend", "valid_lens_A", valid_lens_A, A);
   check_lens("Attend", "valid_lens_B", valid_lens_B, B);
   // f_A: (batch_size, m, num_hiddens); f_B: (batch_size, n, num_hiddens)
@@ -91,8 +91,8 @@ Compare::Output Compare::forward(const Tensor& A, const Tensor& B, const Tensor&
             beta.shape() == A.shape() && alpha.shape() == B.shape() && A.size(0) == B.size(0) &&
             A.size(2) + beta.size(2) == g.linear1.in_features && B.size(2) + alpha.size(2) == g.linear1.in_features,
         "Compare", "expected A and beta (batch_size, m, d), B and alpha (batch_size, n, d) with 2d = ",
-        g.linear1.in_features, ", got A ", A.defined() ? A.shape() : Shape{}, ", B ", B.defined() ? B.shape() : Shape{},
-        ", beta ", beta.defined() ? beta.shape() : Shape{}, ", alpha ", alpha.defined() ? alpha.shape() : Shape{});
+        g.linear1.in_features, ", got A ", printable_shape(A), ", B ", printable_shape(B),
+        ", beta ", printable_shape(beta), ", alpha ", printable_shape(alpha));
   // [a_i, β_i]: (batch_size, m, 2d) -> V_A (batch_size, m, num_hiddens) (eq_nli_v_ab)
   return {g(concat({A, beta}, 2)), g(concat({B, alpha}, 2))};
 }
@@ -110,7 +110,7 @@ Tensor Aggregate::forward(const Tensor& V_A, const Tensor& V_B, const Tensor& va
   check(V_A.defined() && V_B.defined() && V_A.ndim() == 3 && V_B.ndim() == 3 && V_A.size(0) == V_B.size(0) &&
             V_A.size(2) + V_B.size(2) == h.linear1.in_features,
         "Aggregate", "expected V_A (batch_size, m, k) and V_B (batch_size, n, k') with k + k' = ", h.linear1.in_features,
-        ", got V_A ", V_A.defined() ? V_A.shape() : Shape{}, ", V_B ", V_B.defined() ? V_B.shape() : Shape{});
+        ", got V_A ", printable_shape(V_A), ", V_B ", printable_shape(V_B));
   check_lens("Aggregate", "valid_lens_A", valid_lens_A, V_A);
   check_lens("Aggregate", "valid_lens_B", valid_lens_B, V_B);
   // With lengths, the pad positions are zeroed first, so the sums run over true tokens only.
@@ -146,7 +146,7 @@ DecomposableAttention::DecomposableAttention(int64_t vocab_size, int64_t embed_s
 
 Tensor valid_lengths(const Tensor& tokens, int64_t pad_idx) {
   check(tokens.defined() && tokens.ndim() == 2, "valid_lengths", "tokens must be (batch_size, num_steps), got ",
-        tokens.defined() ? tokens.shape() : Shape{});
+        printable_shape(tokens));
   const int64_t N = tokens.size(0), T = tokens.size(1);
   Tensor lens = zeros({N});
   for (int64_t b = 0; b < N; ++b)
@@ -159,7 +159,7 @@ Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypo
   check(premises.defined() && hypotheses.defined() && premises.ndim() == 2 && hypotheses.ndim() == 2 &&
             premises.size(0) == hypotheses.size(0),
         "DecomposableAttention", "expected premises (batch_size, m) and hypotheses (batch_size, n), got ",
-        premises.defined() ? premises.shape() : Shape{}, " and ", hypotheses.defined() ? hypotheses.shape() : Shape{});
+        printable_shape(premises), " and ", printable_shape(hypotheses));
   // A: (batch_size, m, embed_size); B: (batch_size, n, embed_size)
   const Tensor A = embedding(premises), B = embedding(hypotheses);
   const Tensor len_A = mask_pad ? valid_lengths(premises, pad_idx) : Tensor();

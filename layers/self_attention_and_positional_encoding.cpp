@@ -45,7 +45,7 @@ LearnedPositionalEncoding::LearnedPositionalEncoding(int64_t num_hiddens, float 
 Tensor PositionalEncodingBase::forward(const Tensor& X, int64_t offset) const {
   SectionScope section(section_);
   check(X.defined() && X.ndim() == 3 && X.size(2) == num_hiddens, name_,
-        "expected X (batch_size, no. of steps, num_hiddens = ", num_hiddens, "), got ", X.defined() ? X.shape() : Shape{});
+        "expected X (batch_size, no. of steps, num_hiddens = ", num_hiddens, "), got ", printable_shape(X));
   check(offset >= 0 && offset + X.size(1) <= max_len, name_, "X ", X.shape(), " at offset ", offset,
         " needs rows ", offset, "..", offset + X.size(1) - 1, " of P, which has max_len = ", max_len, " rows");
   // P[:, offset:offset + no. of steps, :] (1, no. of steps, num_hiddens) broadcasts over the

@@ -10,7 +10,7 @@ namespace d2l {
 namespace {
 void check_token_ids(const Tensor& X, const char* layer) {
   check(X.defined() && X.ndim() == 2, layer, "X must be (batch_size, num_steps) token ids, got ",
-        X.defined() ? X.shape() : Shape{});
+        printable_shape(X));
 }
 }  // namespace
 

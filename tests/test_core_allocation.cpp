@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/allocator.h"
+#include "core/bookkeeping.h"
 #include "core/check.h"
 #include "core/fast/kernels.h"
 #include "core/reference/kernels.h"
@@ -132,15 +133,15 @@ BOOST_AUTO_TEST_CASE(graph_frees_data_no_backward_reads_and_gradients_stay_the_s
   Tensor x = leaf(x0), W = leaf(W0);
   Tensor y = relu(linear(x, W, Tensor()));  // the Linear's output: no handle left
   Node* lin = y.node()->inputs[0].get();
-  BOOST_TEST(lin->data_freed);
+  BOOST_TEST(lin->book->data_freed);
   BOOST_TEST(!lin->data);
-  BOOST_TEST(!y.node()->data_freed);  // relu's output: its own backward reads it
+  BOOST_TEST(!y.node()->book->data_freed);  // relu's output: its own backward reads it
   sum(y * y).backward();
 
   Tensor x2 = leaf(x0), W2 = leaf(W0);
   const Tensor h = linear(x2, W2, Tensor());  // held: kept
   Tensor y2 = relu(h);
-  BOOST_TEST(!h.node()->data_freed);
+  BOOST_TEST(!h.node()->book->data_freed);
   sum(y2 * y2).backward();
   BOOST_TEST(y.to_vector() == y2.to_vector());
   BOOST_TEST(x.grad().to_vector() == x2.grad().to_vector());
@@ -160,10 +161,10 @@ BOOST_AUTO_TEST_CASE(unary_ops_keep_only_what_their_derivative_reads) {
   x2.requires_grad_();
   Tensor y = tanh(mul(x * x, 2.0f));
   Node* scaled = y.node()->inputs[0].get();
-  BOOST_TEST(scaled->data_freed);                  // 2 x²: tanh's backward reads tanh's output
-  BOOST_TEST(scaled->inputs[0]->data_freed);       // x²: the scaling's derivative is the constant 2
+  BOOST_TEST(scaled->book->data_freed);                  // 2 x²: tanh's backward reads tanh's output
+  BOOST_TEST(scaled->inputs[0]->book->data_freed);       // x²: the scaling's derivative is the constant 2
   Tensor z = log(x * x + 1.0f);
-  BOOST_TEST(!z.node()->inputs[0]->data_freed);    // x² + 1: log's derivative is 1 / x
+  BOOST_TEST(!z.node()->inputs[0]->book->data_freed);    // x² + 1: log's derivative is 1 / x
   sum(y + z).backward();
 
   const Tensor sq = x2 * x2, scaled2 = mul(sq, 2.0f), shifted = sq + 1.0f;  // held: kept
@@ -180,7 +181,7 @@ BOOST_AUTO_TEST_CASE(graph_keeps_data_a_backward_reads) {
   x.requires_grad_();
   const Tensor W = tensor({{1.0f, 1.0f}});
   const Tensor y = linear(relu(x), W, Tensor());
-  BOOST_TEST(!y.node()->inputs[0]->data_freed);
+  BOOST_TEST(!y.node()->inputs[0]->book->data_freed);
   BOOST_TEST(y.node()->inputs[0]->data.get()[0] == 1.0f);
 }
 

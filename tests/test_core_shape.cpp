@@ -2,8 +2,8 @@
 // (core/shape.h) must behave as the std::vector<int64_t> it replaced, both with its dims
 // inside itself (up to six) and spilled to the heap (more); SmallVector (core/small_vector.h)
 // must construct, move and destroy non-trivial elements (a node's inputs are shared_ptrs)
-// exactly once; BackwardFn (core/backward_fn.h) must call, move and destroy its closure
-// whether it sits inline or in the object pool.
+// exactly once; BackwardFn (a std::function, core/tensor.h) must call, move and destroy
+// its closure whether it sits inline or on the heap.
 #include <boost/test/unit_test.hpp>
 
 #include <array>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/backward_fn.h"
+#include "core/tensor.h"  // BackwardFn
 #include "core/ops.h"
 #include "core/shape.h"
 #include "core/small_vector.h"

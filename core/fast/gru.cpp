@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "core/allocator.h"
+#include "core/tensor.h"  // Buffer
 #include "core/fast/fast_exp.h"
 #include "core/fast/gemm.h"
 #include "core/fast/kernels.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/fast/gemm.h"
+#include "core/tensor.h"  // Buffer
 #include "core/fast/kernels.h"
 #include "core/fast/parallel.h"
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/allocator.h"
 #include "core/reference/kernels.h"
 
 namespace d2l {

@@ -5,10 +5,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/allocator.h"
 #include "core/kernels.h"
 
 namespace d2l {
+struct AllocatorStats;  // core/allocator.h
+
 namespace reference {
 
 using kernels::Binary;
