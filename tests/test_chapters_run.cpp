@@ -60,7 +60,7 @@ const std::vector<Chapter> kChapters = {
     {"attention_scoring_functions", "",
      {"additive_attention.png", "dot_product_attention.png"},
      {"[[10.0000, 11.0000, 12.0000, 13.0000]]], grad_fn=<BmmBackward0>)\n"}},
-    {"multihead_attention", "", {"heads.png"}, {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n"}},
+    {"multihead_attention", "", {}, {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n"}},
     {"self_attention_and_positional_encoding", "",
      {"positional_encoding_columns.png", "positional_encoding.png"},
      {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n", "7 in binary is 111"}},
