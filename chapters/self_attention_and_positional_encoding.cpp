@@ -94,7 +94,7 @@ void exercise_1(const std::string& out, int64_t max_depth, uint64_t seed) {
     depths.push_back(static_cast<float>(depth));
     for (int v = 0; v < 2; ++v) {
       const DepthResult r = measure_stack(depth, v == 1, seed);
-      std::printf("%5lld  %-28s %12.4e %12.4e %12.4f\n", static_cast<long long>(depth),
+      std::printf("%5lld  %-28s %14.4e %12.4e %12.4f\n", static_cast<long long>(depth),
                   v == 0 ? "attention only" : "attention + residual + norm", r.first_layer_grad, r.output_norm,
                   r.cosine);
       log_grad[v].push_back(static_cast<float>(std::log10(r.first_layer_grad)));
