@@ -103,7 +103,7 @@ void exercise_2(const std::string& out) {
     const Tensor keys = equal ? ones({2, 10, 2}) : normal(0.0f, 1.0f, {2, 10, 2});
     std::printf("%s keys:\n", equal ? "equal (the book's)" : "unequal, N(0, 1)");
     std::printf("bilinear attention:\n%s\n", str(attention(queries, keys, values, valid_lens)).c_str());
-    std::printf("weights:\n%s\n", str(attention.attention_weights).c_str());
+    std::printf("weights: %s\n", str(attention.attention_weights).c_str());
     maps.push_back(reshape(attention.attention_weights, {2, 10}));
   }
   const std::string path = out + "/ex2_bilinear_attention.png";

@@ -89,7 +89,9 @@ struct Setting {
   bool loss_mask = true, teacher_forcing = true;
 
   std::string scoring_name() const {
-    return scoring == AttentionScoring::additive ? "additive" : scoring == AttentionScoring::bilinear ? "bilinear" : "dot";
+    return scoring == AttentionScoring::additive   ? "additive"
+           : scoring == AttentionScoring::bilinear ? "bilinear"
+                                                   : "dot";
   }
   bool is_book() const {
     return cell == RecurrentCell::gru && scoring == AttentionScoring::additive && loss_mask && teacher_forcing;

@@ -52,9 +52,10 @@ class Seq2SeqAttentionDecoder : public AttentionDecoder {
 
 // --- The section's exercises: the recurrent cell and the scoring function as settings ---
 // Exercise 1 trains the model with an LSTM in place of the GRU, exercise 2 with scaled
-// dot-product scoring in place of additive (or 10.3 ex. 2's bilinear qᵀ W k). The book's classes above stay as they are; the
-// two below build the same model with either choice, so a setting of {gru, additive}
-// computes exactly what Seq2SeqEncoder and Seq2SeqAttentionDecoder compute.
+// dot-product scoring in place of additive (or 10.3 ex. 2's bilinear qᵀ W k). The book's
+// classes above stay as they are; the two below build the same model with any choice, so a
+// setting of {gru, additive} computes exactly what Seq2SeqEncoder and
+// Seq2SeqAttentionDecoder compute.
 enum class RecurrentCell { gru, lstm };
 enum class AttentionScoring { additive, scaled_dot_product, bilinear };
 

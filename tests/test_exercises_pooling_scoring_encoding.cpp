@@ -240,7 +240,7 @@ BOOST_AUTO_TEST_CASE(attention_scoring_ex2_bilinear) {
   BOOST_REQUIRE(unequal != std::string::npos);
   // Equal keys: the plain average of the valid values, as the other two scores give.
   BOOST_CHECK(text.find("[[10.0000, 11.0000, 12.0000, 13.0000]]], grad_fn=<BmmBackward0>)") < unequal);
-  const std::vector<double> w = numbers_in(line_after(text.substr(unequal), "weights:"));
+  const std::vector<double> w = numbers_in(line_after(text.substr(unequal), "weights: "));
   BOOST_REQUIRE_EQUAL(w.size(), 20u);
   double s1 = 0, s2 = 0;
   for (size_t i = 0; i < 10; ++i) s1 += w[i], s2 += w[10 + i];

@@ -378,7 +378,8 @@ BOOST_AUTO_TEST_CASE(bad_exercise_options) {
   for (const auto& [name, args, says] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
            {"bahdanau_attention", "--quick --rnn rnn", "error: [--rnn] expects gru or lstm, got 'rnn'"},
-           {"bahdanau_attention", "--quick --scoring mlp", "error: [--scoring] expects additive, dot or bilinear, got 'mlp'"},
+           {"bahdanau_attention", "--quick --scoring mlp",
+            "error: [--scoring] expects additive, dot or bilinear, got 'mlp'"},
            {"transformer", "--quick --scoring mlp", "error: [--scoring] expects dot or additive, got 'mlp'"},
            {"transformer", "--quick --ex 3", "error: [--ex] expects head-importance, got '3'"}}) {
     const fs::path exe = fs::path(d2l_test::build_dir()) / "chapters" / name;

@@ -1,5 +1,6 @@
 // tests/test_sec_attention_scoring.cpp — 10.3 注意力评分函数 (sec_attention-scoring-functions):
-// AdditiveAttention and DotProductAttention (and the exercise's BilinearAttention), and the layers/basic.h blocks they are built of
+// AdditiveAttention and DotProductAttention (and the exercise's BilinearAttention), and the
+// layers/basic.h blocks they are built of
 // (Linear, Dropout; Embedding and LayerNorm beside them).
 #include <boost/test/unit_test.hpp>
 
@@ -416,7 +417,8 @@ BOOST_AUTO_TEST_CASE(bilinear_attention_with_identity_is_dot_product) {
 BOOST_AUTO_TEST_CASE(bilinear_attention_errors) {
   d2l::BilinearAttention attention(2, 20, 0.1f);
   BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 1, 19}), book_keys(), book_values()), std::invalid_argument,
-                        message_has({"[BilinearAttention]", "(2, 1, 19)", "(2, 10, 2)", "query_size = 20", "key_size = 2"}));
+                        message_has({"[BilinearAttention]", "(2, 1, 19)", "(2, 10, 2)", "query_size = 20",
+                                     "key_size = 2"}));
   BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 1, 20}), book_keys(), d2l::ones({2, 9, 4})), std::invalid_argument,
                         message_has({"[BilinearAttention]", "(2, 10, 2)", "(2, 9, 4)"}));
 }

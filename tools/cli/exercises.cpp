@@ -11,7 +11,8 @@ void add_exercise_option(CliArgs& args, const std::vector<Exercise>& exercises) 
   std::string help = "run the section's exercise N instead of its code:";
   int64_t largest = 0;
   for (const Exercise& e : exercises) {
-    help += " " + std::to_string(e.number) + " = " + e.what + (e.elsewhere.empty() ? "" : " (run: " + e.elsewhere + ")") + ";";
+    help += " " + std::to_string(e.number) + " = " + e.what;
+    help += (e.elsewhere.empty() ? "" : " (run: " + e.elsewhere + ")") + std::string(";");
     largest = std::max(largest, e.number);
   }
   help += " 0 = the section's code";
