@@ -116,7 +116,9 @@ std::vector<float> train_pooling(Net& net, const Dataset& d, int64_t num_epochs,
   std::vector<float> losses;
   for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
     trainer.zero_grad();
-    // The book's MSELoss(reduction='none') / 2.
+    // The book's PyTorch tab: l = nn.MSELoss(reduction='none')(ŷ, y) / 2, halved so that it
+    // is its MXNet tab's L2Loss (the book's comment: L2 Loss = 1/2 * MSE Loss); l.sum() is
+    // both what backward starts from and the loss printed.
     const Tensor l = pow(net(d.x_train, keys, values) - d.y_train, 2.0f) * 0.5f;
     sum(l).backward();
     trainer.step();

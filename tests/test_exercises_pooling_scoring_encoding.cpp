@@ -303,6 +303,8 @@ BOOST_AUTO_TEST_CASE(exercise_options_refuse_bad_values) {
                                   "build/chapters/transformer --ex head-importance") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(chapters + "self_attention_and_positional_encoding --ex 2", log, err), 2);
   BOOST_CHECK(read_file(err).find("run: build/chapters/transformer --pe learned") != std::string::npos);
+  BOOST_CHECK_EQUAL(run_command(chapters + "attention_cues --ex 1", log, err), 2);
+  BOOST_CHECK(read_file(err).find("run: build/chapters/bahdanau_attention --cues") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(chapters + "nadaraya_watson --ex 5", log, err), 2);
   BOOST_CHECK(read_file(err).find("error: [--ex] must be in [0, 4], got 5") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(chapters + "attention_cues --ex 5", log, err), 2);
