@@ -9,6 +9,9 @@
 // Data: none. Randomness: none. Run time: well under a second.
 //
 // Exercises (--ex N runs exercise N of the section instead of the section's code):
+//   --ex 1  (the cues of machine translation) needs 10.4's trained model: it is
+//           bahdanau_attention --cues, which prints which source token each target step
+//           attends to; --ex 1 here names that command.
 //   --ex 2  a random 10×10 matrix, softmax over each row, drawn as attention weights:
 //           prints the weights and each row's sum and largest weight, writes
 //           out/attention_cues/ex2_random_attention_weights.png. Randomness: the seeded
@@ -50,7 +53,9 @@ void exercise_2(const std::string& out) {
 
 int main(int argc, char** argv) {
   CliArgs args("attention_cues", "10.1 Attention Cues (sec_attention-cues): the identity-matrix attention heatmap.");
-  const std::vector<Exercise> exercises = {{2, "softmax over a random 10x10 matrix, drawn as attention weights"}};
+  const std::vector<Exercise> exercises = {
+      {1, "volitional and nonvolitional cues in machine translation", "build/chapters/bahdanau_attention --cues"},
+      {2, "softmax over a random 10x10 matrix, drawn as attention weights"}};
   add_exercise_option(args, exercises);
   add_chapter_options(args, "out/attention_cues");
   args.parse_or_exit(argc, argv);

@@ -32,8 +32,14 @@
 // BLEU over the book's four sentences and over the first 100 pairs, and tokens/sec.
 //   --rnn lstm             10.4 ex. 1: an LSTM (layers/lstm.h) in place of the GRU
 //   --scoring dot          10.4 ex. 2: scaled dot-product scoring in place of additive
+//   --scoring bilinear     10.3 ex. 2: the bilinear score qᵀ W k (BilinearAttention)
 //   --no-loss-mask         9.7 ex. 2: the loss counts the padding too
 //   --no-teacher-forcing   9.7 ex. 4: the decoder reads its own predictions in training
+// and, without changing the training:
+//   --cues                 10.1 ex. 1: for the last sentence (or --translate), each target
+//                          step's input and output token and the source token it attends to
+//                          most: the decoder state is the query (the volitional cue), the
+//                          encoder's outputs the keys and values (the nonvolitional cues)
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -82,12 +88,16 @@ struct Setting {
   AttentionScoring scoring = AttentionScoring::additive;
   bool loss_mask = true, teacher_forcing = true;
 
+  std::string scoring_name() const {
+    return scoring == AttentionScoring::additive   ? "additive"
+           : scoring == AttentionScoring::bilinear ? "bilinear"
+                                                   : "dot";
+  }
   bool is_book() const {
     return cell == RecurrentCell::gru && scoring == AttentionScoring::additive && loss_mask && teacher_forcing;
   }
   std::string name() const {
-    std::string s = std::string(cell == RecurrentCell::gru ? "gru" : "lstm") + ", " +
-                    (scoring == AttentionScoring::additive ? "additive" : "dot");
+    std::string s = std::string(cell == RecurrentCell::gru ? "gru" : "lstm") + ", " + scoring_name();
     if (!loss_mask) s += ", no loss mask";
     if (!teacher_forcing) s += ", no teacher forcing";
     return s;
@@ -100,10 +110,12 @@ Setting read_setting(const CliArgs& args) {
   const std::string& rnn = args.get_string("rnn");
   const std::string& scoring = args.get_string("scoring");
   if (rnn != "gru" && rnn != "lstm") throw UsageError("[--rnn] expects gru or lstm, got '" + rnn + "'");
-  if (scoring != "additive" && scoring != "dot")
-    throw UsageError("[--scoring] expects additive or dot, got '" + scoring + "'");
+  if (scoring != "additive" && scoring != "dot" && scoring != "bilinear")
+    throw UsageError("[--scoring] expects additive, dot or bilinear, got '" + scoring + "'");
   s.cell = rnn == "lstm" ? RecurrentCell::lstm : RecurrentCell::gru;
-  s.scoring = scoring == "dot" ? AttentionScoring::scaled_dot_product : AttentionScoring::additive;
+  s.scoring = scoring == "dot"        ? AttentionScoring::scaled_dot_product
+              : scoring == "bilinear" ? AttentionScoring::bilinear
+                                      : AttentionScoring::additive;
   s.loss_mask = !args.get_flag("no-loss-mask");
   s.teacher_forcing = !args.get_flag("no-teacher-forcing");
   return s;
@@ -129,6 +141,35 @@ Model make_model(const Setting& s, int64_t src_vocab, int64_t tgt_vocab, int64_t
   return m;
 }
 
+// 10.1 ex. 1: the volitional and nonvolitional cues of translation, in the trained model.
+// The keys and values (nonvolitional cues: what is there to be looked at) are the encoder's
+// outputs, one per source token; the query (the volitional cue: what the decoder wants next)
+// is the decoder's hidden state after reading the previous target token. For each target
+// step: the token read, the token produced, and the source token given the most weight.
+void print_cues(const std::string& sentence, const std::string& translation, const std::vector<Tensor>& steps,
+                int64_t num_steps) {
+  print_banner("练习 10.1.1 / Exercise 10.1 ex. 1: volitional and nonvolitional cues in translation");
+  std::vector<std::string> source;
+  for (const std::string& w : split(sentence, ' '))
+    if (!w.empty()) source.push_back(w);
+  source.push_back("<eos>");
+  std::vector<std::string> target;
+  for (const std::string& w : split(translation, ' '))
+    if (!w.empty()) target.push_back(w);
+  target.push_back("<eos>");
+  std::printf("keys and values (nonvolitional cues): the encoder's outputs at");
+  for (const std::string& w : source) std::printf(" '%s'", w.c_str());
+  std::printf("\nqueries (volitional cues): the decoder's state after reading each target-side input\n");
+  std::printf("%-5s %-12s %-12s %s\n", "step", "reads", "writes", "attends most to (weight)");
+  const int64_t keys = std::min<int64_t>(static_cast<int64_t>(source.size()), num_steps);
+  for (size_t t = 0; t < steps.size() && t < target.size(); ++t) {
+    const std::vector<float> w = reshape(steps[t], {-1}).to_vector();  // (num_steps,)
+    const int64_t best = std::max_element(w.begin(), w.begin() + keys) - w.begin();
+    std::printf("%-5zu %-12s %-12s '%s' (%.3f)\n", t + 1, t == 0 ? "<bos>" : target[t - 1].c_str(),
+                target[t].c_str(), source[static_cast<size_t>(best)].c_str(), w[static_cast<size_t>(best)]);
+  }
+}
+
 // One row of the exercise table.
 void print_row(const std::string& name, const TrainSeq2SeqResult& r, const Seq2SeqScores& scores, double bleu4) {
   if (r.epoch_loss.empty())  // --load: nothing was trained in this run
@@ -147,7 +188,10 @@ int main(int argc, char** argv) {
   const Seq2SeqOptions seq2seq(args, 250, 10);
   args.add_string("rnn", "gru", "10.4 ex. 1: the recurrent cell, gru (the book) or lstm", "CELL");
   args.add_string("scoring", "additive", "10.4 ex. 2: the attention scoring, additive (the book) or dot (scaled "
-                  "dot-product)", "FN");
+                  "dot-product); 10.3 ex. 2: bilinear (q W k)", "FN");
+  args.add_flag("cues", "10.1 ex. 1: after translating, print for the last sentence (or --translate) which source "
+                "token each target step attends to most: the queries (decoder states) against the keys (encoder "
+                "outputs)");
   args.add_flag("no-loss-mask", "9.7 ex. 2: train with a loss that counts the padding too");
   args.add_flag("no-teacher-forcing", "9.7 ex. 4: train feeding the decoder its own predictions");
   add_chapter_options(args, "out/bahdanau_attention", /*seed=*/0, /*threads=*/1);  // small matrices: see cli_args.h
@@ -203,7 +247,7 @@ int main(int argc, char** argv) {
         {"src_vocab", vocab_fingerprint(src_vocab)}, {"tgt_vocab", vocab_fingerprint(tgt_vocab)}};
     ModelSettings run_settings{{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}};
     if (setting.cell != RecurrentCell::gru) model_settings.push_back({"rnn", "lstm"});
-    if (setting.scoring != AttentionScoring::additive) model_settings.push_back({"scoring", "dot"});
+    if (setting.scoring != AttentionScoring::additive) model_settings.push_back({"scoring", setting.scoring_name()});
     if (!setting.loss_mask) run_settings.push_back({"loss_mask", "off"});
     if (!setting.teacher_forcing) run_settings.push_back({"teacher_forcing", "off"});
     Checkpoint checkpoint = seq2seq.checkpoint(model_settings, run_settings);
@@ -228,11 +272,16 @@ int main(int argc, char** argv) {
       dec_attention_weight_seq = weights;
     }
     draw_attention(dec_attention_weight_seq, engs.back(), num_steps, out + "/attention.png");
+    if (args.get_flag("cues") && seq2seq.translate().empty()) {
+      const std::string translation = predict_seq2seq(net, engs.back(), src_vocab, tgt_vocab, num_steps).first;
+      print_cues(engs.back(), translation, dec_attention_weight_seq, num_steps);
+    }
 
     if (const std::string& sentence = seq2seq.translate(); !sentence.empty()) {
       auto [translation, weights] = predict_seq2seq(net, sentence, src_vocab, tgt_vocab, num_steps, "cpu", true);
       std::printf("%s => %s\n", sentence.c_str(), translation.c_str());
       draw_attention(weights, lower_utf8(sentence), num_steps, out + "/translate.png");
+      if (args.get_flag("cues")) print_cues(lower_utf8(sentence), translation, weights, num_steps);
     }
 
     if (!setting.is_book()) {

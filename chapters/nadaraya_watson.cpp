@@ -23,6 +23,11 @@
 //           learned w each test query's largest weight and effective no. of keys
 //           1 / Σ_i α_i² (averaged), which show the sharper weights; writes
 //           ex2_attention_w.png (the two weight maps side by side, titled with w and 1/w).
+//   --ex 3  a hyper-parameter for the non-parametric pooling: the Gaussian kernel's bandwidth
+//           h (the book's h = 1), swept over 0.05, 0.10, ..., 2.00 on the book's 50 points
+//           (--n-train); prints each h's leave-one-out error on the training data and test
+//           error against the noiseless f, and the best h by leave-one-out; writes
+//           ex3_bandwidth.png (both errors against h) and ex3_fit.png (its fit beside h = 1).
 //   --ex 4  a pooling of our own design, NWAdaptiveKernelRegression (layers/nadaraya_watson.h:
 //           the kernel's width depends on the query, w(x) = w·exp(v x)), trained beside the
 //           book's model (SGD at lr 0.05 for 10 × --epochs: the book's lr 0.5 makes v
@@ -111,7 +116,9 @@ std::vector<float> train_pooling(Net& net, const Dataset& d, int64_t num_epochs,
   std::vector<float> losses;
   for (int64_t epoch = 0; epoch < num_epochs; ++epoch) {
     trainer.zero_grad();
-    // The book's MSELoss(reduction='none') / 2.
+    // The book's PyTorch tab: l = nn.MSELoss(reduction='none')(ŷ, y) / 2, halved so that it
+    // is its MXNet tab's L2Loss (the book's comment: L2 Loss = 1/2 * MSE Loss); l.sum() is
+    // both what backward starts from and the loss printed.
     const Tensor l = pow(net(d.x_train, keys, values) - d.y_train, 2.0f) * 0.5f;
     sum(l).backward();
     trainer.step();
@@ -225,6 +232,69 @@ void exercise_2(const std::string& out, int64_t num_epochs, float lr) {
   print_saved(path);
 }
 
+// Exercise 3: the non-parametric pooling gets one hyper-parameter, the Gaussian kernel's
+// bandwidth h (the weights softmax(-((x - x_i) / h)² / 2), the book's w = 1 being h = 1).
+// It is chosen without looking at the truth: by the leave-one-out error on the training
+// data, each y_i predicted from the other n - 1 points (the keys the book's training uses).
+// Too small an h copies the nearest noisy y_i, too large an h flattens f: the error has its
+// minimum in between. The test error against the noiseless f is printed beside it, to show
+// that the choice made from the training data alone is a good one.
+void exercise_3(const std::string& out, int64_t n_train) {
+  print_banner("练习 3 / Exercise 3: the kernel's bandwidth as a hyper-parameter");
+  const Dataset d = make_data(n_train);
+  const Tensor x_test = arange(0.0f, 5.0f, 0.1f), y_truth = f(x_test);
+  const int64_t n = d.x_train.numel();
+  const Tensor keys = off_diagonal(repeat(d.x_train, {n, 1}));      // (n, n - 1): the others' x
+  const Tensor values = off_diagonal(repeat(d.y_train, {n, 1}));    // (n, n - 1): the others' y
+  std::vector<float> bandwidths, loo, test;
+  std::printf("bandwidth h\tw = 1/h\tleave-one-out MSE\ttest MSE\n");
+  for (int k = 1; k <= 40; ++k) {
+    const float h = 0.05f * static_cast<float>(k);
+    // Leave-one-out: query x_i against its n - 1 keys, (n, n - 1) weights.
+    const Tensor X = reshape(repeat_interleave(d.x_train, n - 1, 0), {n, n - 1});
+    const Tensor weights = softmax(pow((X - keys) * (1.0f / h), 2.0f) * -0.5f);
+    const Tensor y_loo = sum(weights * values, 1);
+    bandwidths.push_back(h);
+    loo.push_back(mean(pow(y_loo - d.y_train, 2.0f)).item());
+    test.push_back(test_error(pool(nonparametric_weights(x_test, d.x_train, 1.0f / h), d.y_train), y_truth));
+    std::printf("%.2f\t%.4f\t%.4f\t%.4f\n", h, 1.0f / h, loo.back(), test.back());
+  }
+  const size_t best = static_cast<size_t>(std::min_element(loo.begin(), loo.end()) - loo.begin());
+  const size_t best_test = static_cast<size_t>(std::min_element(test.begin(), test.end()) - test.begin());
+  const float h = bandwidths[best];
+  std::printf("best bandwidth by leave-one-out: h = %.2f (w = %.4f), leave-one-out MSE %.4f, test MSE %.4f\n", h,
+              1.0f / h, loo[best], test[best]);
+  std::printf("best bandwidth by test MSE (needs the truth): h = %.2f, test MSE %.4f; the book's h = 1: test MSE "
+              "%.4f\n",
+              bandwidths[best_test], test[best_test], test[19]);
+  PlotOptions opt;
+  opt.xlabel = "bandwidth h";
+  opt.ylabel = "MSE";
+  opt.legend = {"leave-one-out (training data)", "test (against f)"};
+  opt.figsize = {5.0f, 3.0f};
+  std::string path = out + "/ex3_bandwidth.png";
+  plot(bandwidths, {loo, test}, opt, path);
+  print_saved(path);
+  // The chosen bandwidth's fit beside the book's h = 1.
+  PlotOptions fit;
+  fit.xlabel = "x";
+  fit.ylabel = "y";
+  fit.xlim = {0.0f, 5.0f};
+  fit.ylim = {-1.0f, 5.0f};
+  fit.figsize = {5.0f, 3.5f};
+  const std::vector<Series> series = {
+      {x_test.to_vector(), y_truth.to_vector(), "-", "Truth", {}},
+      {x_test.to_vector(), pool(nonparametric_weights(x_test, d.x_train, 1.0f), d.y_train).to_vector(), "m--",
+       "h = 1 (the book)", {}},
+      {x_test.to_vector(), pool(nonparametric_weights(x_test, d.x_train, 1.0f / h), d.y_train).to_vector(), "g-.",
+       "h = " + fixed(h, 2) + " (leave-one-out)", {}},
+      {d.x_train.to_vector(), d.y_train.to_vector(), "o", "", 0.5f}};
+  for (size_t i = 0; i < 3; ++i) fit.legend.push_back(series[i].label);
+  path = out + "/ex3_fit.png";
+  plot(series, fit, path);
+  print_saved(path);
+}
+
 // Exercise 4: a parametric pooling of our own, the query-dependent width w(x) = w·exp(v x),
 // trained beside the book's model on the same data. It trains with SGD at lr 0.05 for ten
 // times the epochs: at the book's lr 0.5 the steps in v are too large for exp(v x) with x up
@@ -274,6 +344,7 @@ int main(int argc, char** argv) {
   const std::vector<Exercise> exercises = {
       {1, "more training points: the models with 50 and --n-train points, test errors and predictions"},
       {2, "the learned w and its bandwidth 1/w: weight maps for w = 1 and the learned w, how sharp each is"},
+      {3, "the kernel's bandwidth as a hyper-parameter: a leave-one-out sweep, the best one's fit beside the book's"},
       {4, "a new parametric pooling (a query-dependent kernel width) trained, its weights drawn"}};
   add_exercise_option(args, exercises);
   add_chapter_options(args, "out/nadaraya_watson");
@@ -289,6 +360,7 @@ int main(int argc, char** argv) {
     const int64_t full_epochs = args.get_int("epochs");
     if (ex == 1) exercise_1(out, args.given("n-train") ? n_train : 500, full_epochs, lr);
     if (ex == 2) exercise_2(out, full_epochs, lr);
+    if (ex == 3) exercise_3(out, n_train);
     if (ex == 4) exercise_4(out, full_epochs, lr, 10 * full_epochs);
     if (ex != 0) return 0;
 

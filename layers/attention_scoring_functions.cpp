@@ -1,5 +1,6 @@
 // layers/attention_scoring_functions.cpp — 10.3 注意力评分函数 / Attention Scoring Functions
-// (sec_attention-scoring-functions): AdditiveAttention and DotProductAttention.
+// (sec_attention-scoring-functions): AdditiveAttention and DotProductAttention, and the
+// exercise's BilinearAttention.
 //
 // Both are compositions of core ops, so their backward comes from the ops' own (a layer
 // writes no backward code): linear, tanh, broadcasting add, masked_softmax and bmm.
@@ -80,6 +81,29 @@ Tensor DotProductAttention::forward(const Tensor& queries, const Tensor& keys, c
   // Q Kᵀ with Kᵀ read in place (bmm's trans_b; the book: transpose_b=True / keys.transpose(1, 2)).
   // scores: (batch_size, no. of queries, no. of kv pairs)
   const Tensor scores = bmm(queries, keys, false, true) / std::sqrt(static_cast<float>(d));
+  attention_weights = masked_softmax(scores, valid_lens);
+  return bmm(dropout(attention_weights), values);  // (batch_size, no. of queries, value_size)
+}
+
+// --- BilinearAttention (the section's exercise 2) --------------------------------------------
+BilinearAttention::BilinearAttention(int64_t key_size, int64_t query_size, float dropout)
+    : W(key_size, query_size, false), dropout(dropout) {
+  register_module("W", W);
+  register_module("dropout", this->dropout);
+}
+
+Tensor BilinearAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                                  const Tensor& valid_lens) {
+  SectionScope section("10.3 BilinearAttention");
+  check_attention_args("BilinearAttention", queries, keys, values, valid_lens);
+  check(queries.size(2) == W.out_features && keys.size(2) == W.in_features, "BilinearAttention",
+        "expected queries (..., query_size = ", W.out_features, ") and keys (..., key_size = ", W.in_features,
+        "), got queries ", queries.shape(), ", keys ", keys.shape());
+  // W k for every key: (batch_size, no. of kv pairs, query_size)
+  const Tensor Wk = W(keys);
+  // qᵀ (W k) for every pair, one bmm with (W K)ᵀ read in place:
+  // scores (batch_size, no. of queries, no. of kv pairs)
+  const Tensor scores = bmm(queries, Wk, false, true);
   attention_weights = masked_softmax(scores, valid_lens);
   return bmm(dropout(attention_weights), values);  // (batch_size, no. of queries, value_size)
 }

@@ -64,4 +64,29 @@ class DotProductAttention : public Module {
   Tensor attention_weights;  // (batch_size, no. of queries, no. of kv pairs)
 };
 
+// Bilinear attention, a(q, k) = qᵀ W k, the section's exercise 2: a scoring function for
+// queries and keys of different lengths built from matrix products alone (Luong et al.'s
+// "general" score). W (query_size, key_size) is a Linear from key_size to query_size
+// without bias, so W k is W_k(keys) and the scores are one bmm, Q (W K)ᵀ. Unlike additive
+// attention there is no tanh and no hidden layer; unlike scaled dot product the lengths
+// may differ (with W = I and equal lengths it is the unscaled dot product).
+//   queries (batch_size, no. of queries, query_size)
+//   keys    (batch_size, no. of kv pairs, key_size)
+//   values  (batch_size, no. of kv pairs, value_size)
+//   valid_lens undefined, (batch_size,) or (batch_size, no. of queries)
+//   -> (batch_size, no. of queries, value_size)
+class BilinearAttention : public Module {
+ public:
+  BilinearAttention(int64_t key_size, int64_t query_size, float dropout);
+  Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values, const Tensor& valid_lens = Tensor());
+  Tensor operator()(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                    const Tensor& valid_lens = Tensor()) {
+    return forward(queries, keys, values, valid_lens);
+  }
+
+  Linear W;  // weight (query_size, key_size): the W of qᵀ W k
+  Dropout dropout;
+  Tensor attention_weights;  // (batch_size, no. of queries, no. of kv pairs)
+};
+
 }  // namespace d2l

@@ -105,6 +105,9 @@ VariantAttentionDecoder::VariantAttentionDecoder(RecurrentCell cell_, AttentionS
   if (scoring == AttentionScoring::additive) {
     additive = std::make_unique<AdditiveAttention>(num_hiddens, num_hiddens, num_hiddens, dropout);
     register_module("attention", *additive);
+  } else if (scoring == AttentionScoring::bilinear) {
+    bilinear = std::make_unique<BilinearAttention>(num_hiddens, num_hiddens, dropout);
+    register_module("attention", *bilinear);
   } else {
     dot = std::make_unique<DotProductAttention>(dropout);
     register_module("attention", *dot);
@@ -153,8 +156,9 @@ std::pair<Tensor, DecoderState> VariantAttentionDecoder::forward(const Tensor& X
   attention_weights_.clear();
   for (int64_t t = 0; t < emb.size(0); ++t) {
     const Tensor query = unsqueeze(select(hidden_state, 0, -1), 1);  // (batch_size, 1, num_hiddens)
-    const Tensor context = additive ? (*additive)(query, enc_outputs, enc_outputs, enc_valid_lens)
-                                    : (*dot)(query, enc_outputs, enc_outputs, enc_valid_lens);
+    const Tensor context = additive   ? (*additive)(query, enc_outputs, enc_outputs, enc_valid_lens)
+                           : bilinear ? (*bilinear)(query, enc_outputs, enc_outputs, enc_valid_lens)
+                                      : (*dot)(query, enc_outputs, enc_outputs, enc_valid_lens);
     const Tensor x = permute(concat({context, unsqueeze(select(emb, 0, t), 1)}, -1), {1, 0, 2});
     if (gru) {
       auto [out, next] = (*gru)(x, hidden_state);
@@ -166,7 +170,9 @@ std::pair<Tensor, DecoderState> VariantAttentionDecoder::forward(const Tensor& X
       memory = next.c;
       outputs.push_back(out);
     }
-    attention_weights_.push_back(additive ? additive->attention_weights : dot->attention_weights);
+    attention_weights_.push_back(additive   ? additive->attention_weights
+                                 : bilinear ? bilinear->attention_weights
+                                            : dot->attention_weights);
   }
   const Tensor output = dense(concat(outputs, 0));  // (num_steps, batch_size, vocab_size)
   DecoderState next{enc_outputs, hidden_state, enc_valid_lens};

@@ -52,11 +52,12 @@ class Seq2SeqAttentionDecoder : public AttentionDecoder {
 
 // --- The section's exercises: the recurrent cell and the scoring function as settings ---
 // Exercise 1 trains the model with an LSTM in place of the GRU, exercise 2 with scaled
-// dot-product scoring in place of additive. The book's classes above stay as they are; the
-// two below build the same model with either choice, so a setting of {gru, additive}
-// computes exactly what Seq2SeqEncoder and Seq2SeqAttentionDecoder compute.
+// dot-product scoring in place of additive (or 10.3 ex. 2's bilinear qᵀ W k). The book's
+// classes above stay as they are; the two below build the same model with any choice, so a
+// setting of {gru, additive} computes exactly what Seq2SeqEncoder and
+// Seq2SeqAttentionDecoder compute.
 enum class RecurrentCell { gru, lstm };
-enum class AttentionScoring { additive, scaled_dot_product };
+enum class AttentionScoring { additive, scaled_dot_product, bilinear };
 
 // An embedding and a multi-layer GRU or LSTM started from zeros (Seq2SeqEncoder's shapes).
 //   X (batch_size, num_steps) ids -> GRU: {output, state}; LSTM: {output, h_n, c_n};
@@ -89,8 +90,9 @@ class VariantAttentionDecoder : public AttentionDecoder {
 
   const RecurrentCell cell;
   const int64_t num_hiddens, num_layers;
-  std::unique_ptr<AdditiveAttention> additive;  // registered as "attention", one of the two
+  std::unique_ptr<AdditiveAttention> additive;  // registered as "attention", one of the three
   std::unique_ptr<DotProductAttention> dot;
+  std::unique_ptr<BilinearAttention> bilinear;
   Embedding embedding;
   std::unique_ptr<GRU> gru;  // registered as "rnn", one of the two
   std::unique_ptr<LSTM> lstm;

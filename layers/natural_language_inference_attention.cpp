@@ -123,11 +123,12 @@ Tensor Aggregate::forward(const Tensor& V_A, const Tensor& V_B, const Tensor& va
 // --- DecomposableAttention -------------------------------------------------------------------
 DecomposableAttention::DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens,
                                              int64_t num_inputs_attend, int64_t num_inputs_compare,
-                                             int64_t num_inputs_agg, bool mask_pad, int64_t pad_idx)
+                                             int64_t num_inputs_agg, bool mask_pad, int64_t pad_idx,
+                                             int64_t num_outputs)
     : embedding(vocab_size, embed_size),
       attend(num_inputs_attend, num_hiddens),
       compare(num_inputs_compare, num_hiddens),
-      aggregate(num_inputs_agg, num_hiddens, 3),  // 3 outputs: entailment, contradiction, neutral
+      aggregate(num_inputs_agg, num_hiddens, num_outputs),  // the book's 3: entailment, contradiction, neutral
       mask_pad(mask_pad),
       pad_idx(pad_idx) {
   check(!mask_pad || (pad_idx >= 0 && pad_idx < vocab_size), "DecomposableAttention",
@@ -167,6 +168,16 @@ Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypo
   const Attend::Output ba = attend(A, B, len_A, len_B);
   const Compare::Output v = compare(A, B, ba.beta, ba.alpha);
   return aggregate(v.V_A, v.V_B, len_A, len_B);  // Y_hat: (batch_size, 3)
+}
+
+DecomposableSimilarity::DecomposableSimilarity(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens)
+    : net(vocab_size, embed_size, num_hiddens, embed_size, 2 * embed_size, 2 * num_hiddens, false, -1, 1) {
+  register_module("net", net);
+}
+
+Tensor DecomposableSimilarity::forward(const Tensor& premises, const Tensor& hypotheses) {
+  SectionScope section("15.5 DecomposableSimilarity");
+  return sigmoid(reshape(net(premises, hypotheses), {-1}));  // (batch_size, 1) -> (batch_size,) in (0, 1)
 }
 
 }  // namespace d2l

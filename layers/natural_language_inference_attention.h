@@ -116,9 +116,10 @@ class Aggregate : public Module {
 // (truncate_pad puts every pad at the end, so that count is where the padding starts).
 class DecomposableAttention : public Module {
  public:
+  // num_outputs: the book's 3 classes; DecomposableSimilarity (below) asks for 1.
   DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_inputs_attend = 100,
                         int64_t num_inputs_compare = 200, int64_t num_inputs_agg = 400, bool mask_pad = false,
-                        int64_t pad_idx = -1);
+                        int64_t pad_idx = -1, int64_t num_outputs = 3);
   Tensor forward(const Tensor& premises, const Tensor& hypotheses);
   Tensor operator()(const Tensor& premises, const Tensor& hypotheses) { return forward(premises, hypotheses); }
 
@@ -128,6 +129,20 @@ class DecomposableAttention : public Module {
   Aggregate aggregate;
   bool mask_pad;
   int64_t pad_idx;  // vocab['<pad>'] with mask_pad; unused (-1 by default) without
+};
+
+// The section's exercise 3: a graded similarity in [0, 1] instead of three classes. The
+// same attend, compare and aggregate steps (a DecomposableAttention with one output),
+// then a sigmoid:
+//   premises (batch_size, m), hypotheses (batch_size, n) token indices -> (batch_size,)
+// Trained as a regression (squared error) on a target in [0, 1].
+class DecomposableSimilarity : public Module {
+ public:
+  DecomposableSimilarity(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens);
+  Tensor forward(const Tensor& premises, const Tensor& hypotheses);
+  Tensor operator()(const Tensor& premises, const Tensor& hypotheses) { return forward(premises, hypotheses); }
+
+  DecomposableAttention net;  // num_outputs = 1
 };
 
 // (batch_size, num_steps) token indices -> (batch_size,) counts of tokens != pad_idx.

@@ -61,4 +61,28 @@ std::unique_ptr<PositionalEncodingBase> make_positional_encoding(const std::stri
                               "': expected 'sinusoidal' (the book's) or 'learned'");
 }
 
+SelfAttentionStack::SelfAttentionStack(int64_t num_hiddens, int64_t num_heads, int64_t num_layers, bool residual_norm_)
+    : residual_norm(residual_norm_), pos_encoding(num_hiddens, 0.0f) {
+  check(num_layers >= 1, "SelfAttentionStack", "num_layers must be >= 1, got ", num_layers);
+  register_module("pos_encoding", pos_encoding);
+  for (int64_t l = 0; l < num_layers; ++l) {
+    attentions.push_back(std::make_unique<MultiHeadAttention>(num_hiddens, num_heads, 0.0f));
+    register_module("attentions." + std::to_string(l), *attentions.back());
+    if (residual_norm) {
+      norms.push_back(std::make_unique<LayerNorm>(num_hiddens));
+      register_module("norms." + std::to_string(l), *norms.back());
+    }
+  }
+}
+
+Tensor SelfAttentionStack::forward(const Tensor& X, const Tensor& valid_lens) {
+  SectionScope section("10.6 SelfAttentionStack");
+  Tensor H = pos_encoding(X);  // (batch_size, no. of steps, num_hiddens)
+  for (size_t l = 0; l < attentions.size(); ++l) {
+    const Tensor Y = (*attentions[l])(H, H, H, valid_lens);  // self-attention: q = k = v = H
+    H = residual_norm ? (*norms[l])(H + Y) : Y;
+  }
+  return H;
+}
+
 }  // namespace d2l

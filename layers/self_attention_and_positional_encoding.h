@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/module.h"
 #include "core/tensor.h"
 #include "layers/basic.h"
+#include "layers/multihead_attention.h"
 
 namespace d2l {
 
@@ -70,5 +72,27 @@ class LearnedPositionalEncoding : public PositionalEncodingBase {
 // "learned" (LearnedPositionalEncoding); any other name is an error naming the two.
 std::unique_ptr<PositionalEncodingBase> make_positional_encoding(const std::string& kind, int64_t num_hiddens,
                                                                  float dropout, int64_t max_len = 1000);
+
+// The section's exercise 1: a deep representation built by stacking self-attention layers
+// over a positionally encoded input, X_0 = PositionalEncoding(X), then per layer l
+//   plain:                X_l = MultiHeadAttention(X_{l-1}, X_{l-1}, X_{l-1})
+//   residual_norm = true: X_l = LayerNorm(X_{l-1} + MultiHeadAttention(X_{l-1}, ...))
+// (the second is how 10.7's encoder keeps deep stacks trainable, its AddNorm). Without the
+// residual path every layer's output is an average of its values (rows of a softmax sum to
+// 1) projected by W_v and W_o: the rows grow alike with depth and the signal, and the
+// gradient reaching the first layers, shrink. No dropout.
+//   X (batch_size, no. of steps, num_hiddens), valid_lens undefined or (batch_size,)
+//   -> the same shape as X.
+class SelfAttentionStack : public Module {
+ public:
+  SelfAttentionStack(int64_t num_hiddens, int64_t num_heads, int64_t num_layers, bool residual_norm);
+  Tensor forward(const Tensor& X, const Tensor& valid_lens = Tensor());
+  Tensor operator()(const Tensor& X, const Tensor& valid_lens = Tensor()) { return forward(X, valid_lens); }
+
+  bool residual_norm;
+  PositionalEncoding pos_encoding;
+  std::vector<std::unique_ptr<MultiHeadAttention>> attentions;  // registered "attentions.<l>"
+  std::vector<std::unique_ptr<LayerNorm>> norms;                // "norms.<l>", with residual_norm
+};
 
 }  // namespace d2l

@@ -60,10 +60,14 @@ const std::vector<Chapter> kChapters = {
     {"attention_scoring_functions", "",
      {"additive_attention.png", "dot_product_attention.png"},
      {"[[10.0000, 11.0000, 12.0000, 13.0000]]], grad_fn=<BmmBackward0>)\n"}},
-    {"multihead_attention", "", {"heads.png"}, {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n"}},
+    {"multihead_attention", "", {}, {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n"}},
     {"self_attention_and_positional_encoding", "",
      {"positional_encoding_columns.png", "positional_encoding.png"},
-     {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n", "7 in binary is 111"}},
+     // The book's print(f'{i} in binary is {i:>03b}'), under the subsection's heading.
+     {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n",
+      "== 绝对位置信息 / Absolute Positional Information ==\n0 in binary is 000\n1 in binary is 001\n"
+      "2 in binary is 010\n3 in binary is 011\n4 in binary is 100\n5 in binary is 101\n6 in binary is 110\n"
+      "7 in binary is 111\nsaved "}},
     {"bahdanau_attention", "--quick --translate 'i am cold .'",
      {"train_seq2seq.png", "attention.png", "translate.png"},
      {"\n(torch.Size([4, 7, 10]), 3, torch.Size([4, 7, 16]), 2, torch.Size([4, 16]))\n", "tokens/sec on cpu",

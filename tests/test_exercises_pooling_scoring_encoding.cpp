@@ -1,12 +1,14 @@
 // tests/test_exercises_pooling_scoring_encoding.cpp — the book's exercises of 10.1, 10.2,
-// 10.3 and 10.6 as their programs answer them (--ex N, and --pe learned in 10.7's program):
+// 10.3, 10.5 and 10.6 as their programs answer them (--ex N, and --pe learned in 10.7's program):
 // each runs, writes its figures, and prints numbers that make sense for the question.
 //
 // The numbers are read back from the program's output lines (formats fixed in
 // chapters/*.cpp) and checked against what must hold whatever the seed: softmax rows sum
 // to 1; a learned w > 1 concentrates the weights; equal keys give the two scoring functions
 // the same output and unequal keys do not; a learned positional table has the model's width
-// and training moves only the rows of positions it sees.
+// and training moves only the rows of positions it sees; the bandwidth's error has its
+// minimum inside the sweep; a sum score gives every query the same weights; heads differ on
+// varied inputs; deep stacks without residual connections starve their first layer.
 #include <boost/test/unit_test.hpp>
 #include <stb/stb_image.h>
 
@@ -204,14 +206,107 @@ BOOST_AUTO_TEST_CASE(transformer_learned_positional_encoding) {
   BOOST_CHECK(std::isfinite(loss[0]) && loss[0] < 1.0);
 }
 
-// Question-only exercise numbers and unknown encodings are usage errors (exit 2).
+// 10.2 ex. 3: the bandwidth chosen by leave-one-out lies inside the sweep, and beats the book's h = 1.
+BOOST_AUTO_TEST_CASE(nadaraya_watson_ex3_bandwidth) {
+  const std::string text = run_exercise("nadaraya_watson", "--ex 3", {"ex3_bandwidth.png", "ex3_fit.png"});
+  // Rows "h\tw\tloo\ttest" for h = 0.05, ..., 2.00.
+  std::vector<std::vector<double>> rows;
+  for (int k = 1; k <= 40; ++k) {
+    char head[16];
+    std::snprintf(head, sizeof head, "%.2f\t", 0.05 * k);
+    rows.push_back(numbers_in(line_after(text, head)));
+    BOOST_REQUIRE_EQUAL(rows.back().size(), 3u);  // w, leave-one-out MSE, test MSE
+    BOOST_CHECK_CLOSE(rows.back()[0], 1.0 / (0.05 * k), 0.1);
+  }
+  size_t best = 0;
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (rows[i][1] < rows[best][1]) best = i;
+  BOOST_CHECK(best > 0 && best + 1 < rows.size());  // an interior minimum
+  BOOST_CHECK_LT(rows[best][1], rows.front()[1]);
+  BOOST_CHECK_LT(rows[best][1], rows.back()[1]);
+  // "h = H (w = W), leave-one-out MSE L, test MSE T": the row's numbers.
+  const std::vector<double> chosen = numbers_in(line_after(text, "best bandwidth by leave-one-out: h = "));
+  BOOST_REQUIRE_EQUAL(chosen.size(), 4u);
+  BOOST_CHECK_CLOSE(chosen[0], 0.05 * static_cast<double>(best + 1), 0.1);
+  BOOST_CHECK_CLOSE(chosen[2], rows[best][1], 0.1);
+  BOOST_CHECK_LT(chosen[3], rows[19][2]);  // a better test error than the book's h = 1
+}
+
+// 10.3 ex. 2: the bilinear score on queries of length 20 and keys of length 2.
+BOOST_AUTO_TEST_CASE(attention_scoring_ex2_bilinear) {
+  const std::string text = run_exercise("attention_scoring_functions", "--ex 2", {"ex2_bilinear_attention.png"});
+  BOOST_CHECK(text.find("(W): Linear(in_features=2, out_features=20, bias=False)") != std::string::npos);
+  const size_t unequal = text.find("unequal, N(0, 1) keys:");
+  BOOST_REQUIRE(unequal != std::string::npos);
+  // Equal keys: the plain average of the valid values, as the other two scores give.
+  BOOST_CHECK(text.find("[[10.0000, 11.0000, 12.0000, 13.0000]]], grad_fn=<BmmBackward0>)") < unequal);
+  const std::vector<double> w = numbers_in(line_after(text.substr(unequal), "weights: "));
+  BOOST_REQUIRE_EQUAL(w.size(), 20u);
+  double s1 = 0, s2 = 0;
+  for (size_t i = 0; i < 10; ++i) s1 += w[i], s2 += w[10 + i];
+  BOOST_CHECK_SMALL(s1 - 1.0, 1e-3);
+  BOOST_CHECK_SMALL(s2 - 1.0, 1e-3);
+  BOOST_CHECK(w[2] == 0.0 && w[16] == 0.0);         // past valid lengths 2 and 6
+  BOOST_CHECK(std::fabs(w[10] - w[11]) > 1e-3);    // unequal keys: unequal weights
+}
+
+// 10.3 ex. 3: with the sum score two different queries get the same weights.
+BOOST_AUTO_TEST_CASE(attention_scoring_ex3_sum_score) {
+  const std::string text = run_exercise("attention_scoring_functions", "--ex 3", {"ex3_sum_score.png"});
+  const std::vector<double> d = numbers_in(line_after(text, "largest weight difference between the two queries: "));
+  BOOST_REQUIRE_EQUAL(d.size(), 2u);
+  BOOST_CHECK_SMALL(d[0], 1e-6);  // sum: identical
+  BOOST_CHECK_GT(d[1], 0.01);     // scaled dot product: the query matters
+}
+
+// 10.5 ex. 1: on N(0, 1) inputs the heads' weights differ; on the book's all-ones they do not.
+BOOST_AUTO_TEST_CASE(multihead_attention_ex1_heads_differ) {
+  const std::string text = run_exercise("multihead_attention", "--ex 1", {"ex1_heads.png"});
+  const std::vector<double> spread = numbers_in(line_after(text, "mean |w_i - w_j| between heads: "));
+  BOOST_REQUIRE_EQUAL(spread.size(), 2u);
+  BOOST_CHECK_GT(spread[0], 0.01);
+  BOOST_CHECK_EQUAL(spread[1], 0.0);
+  // Item 2 has 2 valid keys: no head attends most to a key past them.
+  const std::string item2 = text.substr(text.find("item 2"));
+  BOOST_CHECK(item2.find("->k3") == std::string::npos && item2.find("->k6") == std::string::npos);
+}
+
+// 10.6 ex. 1: without residual connections the first layer's gradient shrinks with depth and
+// the output rows become alike; with residual connections and layer norm neither happens.
+BOOST_AUTO_TEST_CASE(self_attention_ex1_deep_stacks) {
+  const std::string text =
+      run_exercise("self_attention_and_positional_encoding", "--ex 1", {"ex1_gradient.png", "ex1_similarity.png"});
+  std::vector<double> plain_grad, plain_cos, res_grad;
+  for (const int depth : {1, 2, 4, 8, 16}) {
+    char head[64];
+    std::snprintf(head, sizeof head, "%5d  %-28s ", depth, "attention only");
+    const std::vector<double> p = numbers_in(line_after(text, head));
+    std::snprintf(head, sizeof head, "%5d  %-28s ", depth, "attention + residual + norm");
+    const std::vector<double> r = numbers_in(line_after(text, head));
+    BOOST_REQUIRE(p.size() == 3u && r.size() == 3u);  // |grad| layer 1, output norm, row cosine
+    plain_grad.push_back(p[0]), plain_cos.push_back(p[2]), res_grad.push_back(r[0]);
+    BOOST_CHECK_LT(r[2], 0.9);  // residual rows stay apart
+  }
+  for (size_t i = 1; i < plain_grad.size(); ++i) BOOST_CHECK_LT(plain_grad[i], plain_grad[i - 1]);
+  BOOST_CHECK_LT(plain_grad.back(), 1e-3 * plain_grad.front());
+  BOOST_CHECK_GT(res_grad.back(), 0.1 * res_grad.front());
+  BOOST_CHECK_GT(plain_cos.back(), 0.99);
+}
+
+// Exercise numbers a program does not run and unknown encodings are usage errors (exit 2).
 BOOST_AUTO_TEST_CASE(exercise_options_refuse_bad_values) {
   TempDir tmp("exercise_options");
   const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
   const std::string chapters = build_dir() + "/chapters/";
-  BOOST_CHECK_EQUAL(run_command(chapters + "nadaraya_watson --ex 3", log, err), 2);
-  BOOST_CHECK(read_file(err).find("error: [--ex] exercise 3 of this section is a question without a computation; "
-                                  "--ex takes 1, 2, 4") != std::string::npos);
+  BOOST_CHECK_EQUAL(run_command(chapters + "multihead_attention --ex 2", log, err), 2);
+  BOOST_CHECK(read_file(err).find("error: [--ex] exercise 2 of this section needs another section's model; run: "
+                                  "build/chapters/transformer --ex head-importance") != std::string::npos);
+  BOOST_CHECK_EQUAL(run_command(chapters + "self_attention_and_positional_encoding --ex 2", log, err), 2);
+  BOOST_CHECK(read_file(err).find("run: build/chapters/transformer --pe learned") != std::string::npos);
+  BOOST_CHECK_EQUAL(run_command(chapters + "attention_cues --ex 1", log, err), 2);
+  BOOST_CHECK(read_file(err).find("run: build/chapters/bahdanau_attention --cues") != std::string::npos);
+  BOOST_CHECK_EQUAL(run_command(chapters + "nadaraya_watson --ex 5", log, err), 2);
+  BOOST_CHECK(read_file(err).find("error: [--ex] must be in [0, 4], got 5") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(chapters + "attention_cues --ex 5", log, err), 2);
   BOOST_CHECK(read_file(err).find("error: [--ex] must be in [0, 2], got 5") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(chapters + "transformer --pe rotary", log, err), 2);

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <stb/stb_image.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -310,11 +311,75 @@ BOOST_AUTO_TEST_CASE(nli_grid) {
   BOOST_TEST(rows == 6);
 }
 
+// 10.3 ex. 2 in 10.4's model, and 10.1 ex. 1: which source token each target step attends to.
+BOOST_AUTO_TEST_CASE(bahdanau_bilinear_scoring_and_cues) {
+  const ProgramRun run("bahdanau_attention", "--quick --scoring bilinear --cues");
+  const Row b = row(run, "gru, bilinear"), book = row(run, "gru, additive (the book)");
+  BOOST_TEST(b.first != book.first);
+  BOOST_TEST(std::isfinite(b.last));
+  BOOST_TEST(b.last < b.first);
+  BOOST_TEST(run.text.find("keys and values (nonvolitional cues): the encoder's outputs at 'i'm' 'home' '.' "
+                           "'<eos>'") != std::string::npos);
+  // Rows "step reads writes 'token' (weight)": step 1 reads <bos>, every token is a source token.
+  std::istringstream in(run.text.substr(run.text.find("attends most to (weight)")));
+  std::string line;
+  std::getline(in, line);
+  int steps = 0;
+  while (std::getline(in, line) && !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]))) {
+    ++steps;
+    std::istringstream words(line);
+    std::string step, reads, writes, token, weight;
+    words >> step >> reads >> writes >> token >> weight;
+    if (steps == 1) BOOST_TEST(reads == "<bos>");
+    BOOST_TEST((token == "'i'm'" || token == "'home'" || token == "'.'" || token == "'<eos>'"), line);
+    const double w = std::stod(weight.substr(1));
+    BOOST_TEST((w > 0.25 && w <= 1.0), line);  // the largest of at most 4 weights
+  }
+  BOOST_TEST(steps >= 1);
+}
+
+// 15.5 ex. 2: permuting a hypothesis's words changes no prediction.
+BOOST_AUTO_TEST_CASE(nli_word_order_is_lost) {
+  const ProgramRun run("natural_language_inference_attention", "--quick --ex 2");
+  char same_row[80], swapped_row[80];  // the program's "%-32s %-32s" premise, hypothesis
+  std::snprintf(same_row, sizeof same_row, "%-32s %-32s", "a man bites a dog .", "a man bites a dog .");
+  std::snprintf(swapped_row, sizeof swapped_row, "%-32s %-32s", "a man bites a dog .", "a dog bites a man .");
+  const std::vector<double> same = run.numbers_after(same_row), swapped = run.numbers_after(swapped_row);
+  BOOST_REQUIRE(same.size() == 3u && swapped.size() == 3u);
+  for (size_t c = 0; c < 3; ++c) BOOST_TEST(std::fabs(same[c] - swapped[c]) < 1e-5);
+  BOOST_TEST(std::fabs(same[0] + same[1] + same[2] - 1.0) < 1e-4);
+  // "first 200 test pairs, hypothesis words shuffled (R reordered): prediction changed for C,
+  // largest change of a probability D": 200, C, D ("(R" is not a word of its own).
+  const std::vector<double> v = run.numbers_after("first ");
+  BOOST_REQUIRE_EQUAL(v.size(), 3u);
+  BOOST_TEST(v[0] == 200.0);
+  BOOST_TEST(v[1] == 0.0);
+  BOOST_TEST(v[2] < 1e-5);
+}
+
+// 15.5 ex. 3: the similarity model trains and scores every pair in (0, 1).
+BOOST_AUTO_TEST_CASE(nli_graded_similarity) {
+  const ProgramRun run("natural_language_inference_attention", "--quick --ex 3");
+  const std::vector<double> e = run.numbers_after("epoch 1, loss ");
+  BOOST_REQUIRE(!e.empty());
+  BOOST_TEST((std::isfinite(e[0]) && e[0] > 0.0 && e[0] < 0.5));  // squared error of targets in [0, 1]
+  std::istringstream in(run.text);
+  int pairs = 0;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("similarity ", 0) == 0) {
+      ++pairs;
+      const double s = std::stod(line.substr(11));
+      BOOST_TEST((s > 0.0 && s < 1.0), line);
+    }
+  BOOST_TEST(pairs == 5);
+}
+
 BOOST_AUTO_TEST_CASE(bad_exercise_options) {
   for (const auto& [name, args, says] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
            {"bahdanau_attention", "--quick --rnn rnn", "error: [--rnn] expects gru or lstm, got 'rnn'"},
-           {"bahdanau_attention", "--quick --scoring mlp", "error: [--scoring] expects additive or dot, got 'mlp'"},
+           {"bahdanau_attention", "--quick --scoring mlp",
+            "error: [--scoring] expects additive, dot or bilinear, got 'mlp'"},
            {"transformer", "--quick --scoring mlp", "error: [--scoring] expects dot or additive, got 'mlp'"},
            {"transformer", "--quick --ex 3", "error: [--ex] expects head-importance, got '3'"}}) {
     const fs::path exe = fs::path(d2l_test::build_dir()) / "chapters" / name;

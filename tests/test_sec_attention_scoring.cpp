@@ -1,8 +1,10 @@
 // tests/test_sec_attention_scoring.cpp — 10.3 注意力评分函数 (sec_attention-scoring-functions):
-// AdditiveAttention and DotProductAttention, and the layers/basic.h blocks they are built of
+// AdditiveAttention and DotProductAttention (and the exercise's BilinearAttention), and the
+// layers/basic.h blocks they are built of
 // (Linear, Dropout; Embedding and LayerNorm beside them).
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -321,6 +323,104 @@ BOOST_AUTO_TEST_CASE(dot_product_attention_errors) {
                         message_has({"[DotProductAttention]", "batch", "(3, 1, 2)", "(2, 10, 2)", "(2, 10, 4)"}));
   BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 1, 2}), book_keys(), book_values(), d2l::tensor({{1, 2}, {3, 4}})),
                         std::invalid_argument, message_has({"[DotProductAttention]", "valid_lens (2, 2)"}));
+}
+
+// --- BilinearAttention (the section's exercise 2) ------------------------------------------
+
+namespace {
+
+// Inputs built from formulas, so PyTorch can build the same ones (see the script below).
+std::vector<float> formula(int64_t n, float (*f)(float)) {
+  std::vector<float> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(f(static_cast<float>(i)));
+  return v;
+}
+
+}  // namespace
+
+// Output, weights and gradients against PyTorch 2.x (python3-torch), from these lines:
+//   q = torch.sin(torch.arange(16.)).reshape(2, 2, 4).requires_grad_()
+//   k = torch.cos(torch.arange(30.) * 0.7).reshape(2, 5, 3).requires_grad_()
+//   v = (torch.arange(20.) * 0.1).reshape(2, 5, 2)
+//   W = (torch.sin(torch.arange(12.) * 0.37) * 0.8).reshape(4, 3).requires_grad_()
+//   valid = torch.tensor([2, 5])
+//   scores = torch.bmm(q, (k @ W.T).transpose(1, 2))
+//   mask = torch.arange(5)[None, None, :] < valid[:, None, None]
+//   w = torch.softmax(scores.masked_fill(~mask, -1e6), -1)
+//   out = torch.bmm(w, v)
+//   R = torch.cos(torch.arange(8.)).reshape(2, 2, 2)
+//   (out * R).sum().backward()
+//   print(out, w, W.grad, q.grad, k.grad)     (each flattened, rounded to 7 digits)
+BOOST_AUTO_TEST_CASE(bilinear_attention_matches_pytorch) {
+  d2l::BilinearAttention attention(3, 4, 0.0f);
+  attention.eval();
+  BOOST_REQUIRE(attention.W.weight.shape() == (Shape{4, 3}));
+  const std::vector<float> W = formula(12, [](float i) { return std::sin(i * 0.37f) * 0.8f; });
+  std::copy(W.begin(), W.end(), attention.W.weight.data());
+  Tensor q = d2l_test::leaf(formula(16, [](float i) { return std::sin(i); }), {2, 2, 4});
+  Tensor k = d2l_test::leaf(formula(30, [](float i) { return std::cos(i * 0.7f); }), {2, 5, 3});
+  const Tensor v = d2l::tensor(formula(20, [](float i) { return i * 0.1f; }), {2, 5, 2});
+  const Tensor R = d2l::tensor(formula(8, [](float i) { return std::cos(i); }), {2, 2, 2});
+  const Tensor out = attention(q, k, v, d2l::tensor({2, 5}));
+  expect_near(out, {0.0029492f, 0.1029492f, 0.1992492f, 0.2992493f, 1.3826723f, 1.4826722f, 1.4602168f, 1.5602167f},
+              2e-6f);
+  expect_near(attention.attention_weights,
+              {0.9852538f, 0.0147462f, 0, 0, 0, 0.0037538f, 0.9962462f, 0, 0, 0, 0.2879633f, 0.2060725f, 0.0100207f,
+               0.2965268f, 0.1994167f, 0.0798794f, 0.3799069f, 0.0792884f, 0.0811017f, 0.3798236f},
+              2e-6f);
+  d2l::sum(out * R).backward();
+  expect_near(attention.W.weight.grad(),
+              {-0.0674248f, -0.0292219f, 0.0227244f, 0.0147642f, 0.0029036f, -0.0103225f, 0.0833791f, 0.0323596f,
+               -0.0338789f, 0.0753357f, 0.0320643f, -0.0262872f},
+              2e-6f);
+  expect_near(q.grad(),
+              {-0.0048816f, -0.0147216f, -0.0082107f, 0.0074197f, 0.0011471f, 0.0034593f, 0.0019294f, -0.0017435f,
+               0.0034869f, -0.0165726f, -0.0182253f, 0.0003644f, -0.002279f, 0.0654251f, 0.0604631f, -0.0116539f},
+              2e-6f);
+  // Keys 2..4 of item 1 are masked: no gradient reaches them.
+  expect_near(k.grad(),
+              {-0.006211f, -0.0058888f, -0.0047697f, 0.006211f, 0.0058889f, 0.0047697f, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+               -0.0485951f, 0.0129254f, 0.0726964f, -0.1401033f, -0.0427996f, 0.0602968f, -0.006839f, -0.0026642f,
+               0.0018712f, 0.0138761f, -0.0131186f, -0.0383377f, 0.1816612f, 0.045657f, -0.0965267f},
+              2e-6f);
+}
+
+BOOST_AUTO_TEST_CASE(bilinear_attention_gradcheck) {
+  d2l::manual_seed(7);
+  d2l::BilinearAttention attention(3, 4, 0.1f);
+  attention.eval();
+  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 3}),
+                                  d2l::normal(0, 1, {2, 5, 2})};
+  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})}) {
+    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
+                                     "BilinearAttention", attention.parameters()));
+  }
+}
+
+// With equal lengths and W = I the bilinear score is the unscaled dot product: the weights
+// are scaled dot product's for queries multiplied by √d.
+BOOST_AUTO_TEST_CASE(bilinear_attention_with_identity_is_dot_product) {
+  d2l::manual_seed(8);
+  d2l::BilinearAttention bilinear(4, 4, 0.0f);
+  bilinear.eval();
+  std::fill(bilinear.W.weight.data(), bilinear.W.weight.data() + 16, 0.0f);
+  for (int i = 0; i < 4; ++i) bilinear.W.weight.data()[i * 5] = 1.0f;
+  d2l::DotProductAttention dot(0.0f);
+  dot.eval();
+  const Tensor q = d2l::normal(0, 1, {2, 3, 4}), k = d2l::normal(0, 1, {2, 6, 4}), v = d2l::normal(0, 1, {2, 6, 5});
+  const Tensor a = bilinear(q, k, v, book_valid_lens());
+  const Tensor b = dot(q * 2.0f, k, v, book_valid_lens());  // √4 = 2 undoes the scaling
+  expect_near(a, b.to_vector(), 1e-5f);
+  check_weights_masked(bilinear.attention_weights, {2, 2, 2, 6, 6, 6});
+}
+
+BOOST_AUTO_TEST_CASE(bilinear_attention_errors) {
+  d2l::BilinearAttention attention(2, 20, 0.1f);
+  BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 1, 19}), book_keys(), book_values()), std::invalid_argument,
+                        message_has({"[BilinearAttention]", "(2, 1, 19)", "(2, 10, 2)", "query_size = 20",
+                                     "key_size = 2"}));
+  BOOST_CHECK_EXCEPTION(attention(d2l::ones({2, 1, 20}), book_keys(), d2l::ones({2, 9, 4})), std::invalid_argument,
+                        message_has({"[BilinearAttention]", "(2, 10, 2)", "(2, 9, 4)"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,7 +11,8 @@ void add_exercise_option(CliArgs& args, const std::vector<Exercise>& exercises) 
   std::string help = "run the section's exercise N instead of its code:";
   int64_t largest = 0;
   for (const Exercise& e : exercises) {
-    help += " " + std::to_string(e.number) + " = " + e.what + ";";
+    help += " " + std::to_string(e.number) + " = " + e.what;
+    help += (e.elsewhere.empty() ? "" : " (run: " + e.elsewhere + ")") + std::string(";");
     largest = std::max(largest, e.number);
   }
   help += " 0 = the section's code";
@@ -23,7 +24,12 @@ int64_t chosen_exercise(const CliArgs& args, const std::vector<Exercise>& exerci
   if (ex == 0) return 0;
   std::string numbers;
   for (const Exercise& e : exercises) {
-    if (e.number == ex) return ex;
+    if (e.number == ex && e.elsewhere.empty()) return ex;
+    if (e.number == ex) {
+      std::fprintf(stderr, "error: [--ex] exercise %lld of this section needs another section's model; run: %s\n",
+                   static_cast<long long>(ex), e.elsewhere.c_str());
+      std::exit(2);
+    }
     numbers += (numbers.empty() ? "" : ", ") + std::to_string(e.number);
   }
   std::fprintf(stderr, "error: [--ex] exercise %lld of this section is a question without a computation; --ex takes %s\n\n%s",

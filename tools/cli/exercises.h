@@ -13,6 +13,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/cli/cli_args.h"
@@ -20,8 +21,11 @@
 namespace d2l {
 
 struct Exercise {
-  int64_t number;    // the book's number within the section
-  std::string what;  // one line for --help
+  Exercise(int64_t n, std::string w, std::string e = "") : number(n), what(std::move(w)), elsewhere(std::move(e)) {}
+  int64_t number;         // the book's number within the section
+  std::string what;       // one line for --help
+  std::string elsewhere;  // "": answered here; else the command of the program that answers it
+                          // (an exercise that needs another section's trained model)
 };
 
 // Declares --ex N (default 0, the section's code); --help lists each exercise.
@@ -29,7 +33,8 @@ void add_exercise_option(CliArgs& args, const std::vector<Exercise>& exercises);
 
 // The exercise asked for, 0 when none. A number that is not one of `exercises` (the
 // book's question-only exercises have no --ex) prints "error: [--ex] ..." naming the ones
-// there are, then the usage, and exits 2 as any bad option does.
+// there are, then the usage, and exits 2 as any bad option does. An exercise answered by
+// another program prints that program's command and exits 2 too.
 int64_t chosen_exercise(const CliArgs& args, const std::vector<Exercise>& exercises);
 
 }  // namespace d2l
