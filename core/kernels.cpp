@@ -109,6 +109,17 @@ void masked_softmax_backward(float* dX, const float* dy, const float* y, const i
                              int64_t Q, int64_t K, bool per_query) {
   tier::masked_softmax_backward(dX, dy, y, valid_lens, B, Q, K, per_query);
 }
+void memory_efficient_attention_forward(float* O, float* m, float* s, const float* q, const float* k, const float* v,
+                                        const int64_t* valid_lens, int64_t B, int64_t Q, int64_t K, int64_t D,
+                                        int64_t Dv, bool per_query) {
+  tier::memory_efficient_attention_forward(O, m, s, q, k, v, valid_lens, B, Q, K, D, Dv, per_query);
+}
+void memory_efficient_attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* O,
+                                         const float* m, const float* s, const float* q, const float* k, const float* v,
+                                         const int64_t* valid_lens, int64_t B, int64_t Q, int64_t K, int64_t D,
+                                         int64_t Dv, bool per_query) {
+  tier::memory_efficient_attention_backward(dq, dk, dv, dO, O, m, s, q, k, v, valid_lens, B, Q, K, D, Dv, per_query);
+}
 void matmul_forward(float* C, const float* A, const float* B, int64_t batch, int64_t M, int64_t N, int64_t K,
                     bool trans_a, bool trans_b) {
   tier::matmul_forward(C, A, B, batch, M, N, K, trans_a, trans_b);
