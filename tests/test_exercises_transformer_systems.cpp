@@ -1,7 +1,8 @@
-// tests/test_exercises_transformer_lm_cost.cpp — 10.7 exercises 3, 4 and 5: the decoder-only
-// language model (layers/transformer_lm.h) and MultiHeadAttention's memory-efficient heads
-// against references and by gradient checks, and the --quick runs of chapters/transformer_lm
-// and chapters/attention_cost with their numbers checked for sense.
+// tests/test_exercises_transformer_systems.cpp — 10.7 exercises 3 to 6: the decoder-only
+// language model (layers/transformer_lm.h), MultiHeadAttention's memory-efficient heads and
+// the vision Transformer (layers/vision_transformer.h) against references and by gradient
+// checks, the rendered shapes, and the --quick runs of chapters/transformer_lm,
+// chapters/attention_cost and chapters/vision_transformer with their numbers checked for sense.
 #include <boost/test/unit_test.hpp>
 #include <stb/stb_image.h>
 
@@ -16,8 +17,10 @@
 #include "core/random.h"
 #include "layers/multihead_attention.h"
 #include "layers/transformer_lm.h"
+#include "layers/vision_transformer.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
+#include "tools/data/shapes.h"
 
 namespace fs = std::filesystem;
 using namespace d2l;
@@ -68,7 +71,7 @@ struct Run {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(exercises_transformer_lm_cost)
+BOOST_AUTO_TEST_SUITE(exercises_transformer_systems)
 
 // The causal mask: changing token t changes no output before t; without the mask it does.
 BOOST_AUTO_TEST_CASE(lm_outputs_see_only_the_past_when_causal) {
@@ -197,6 +200,58 @@ BOOST_AUTO_TEST_CASE(attention_cost_quick) {
     BOOST_TEST(stbi_info((run.tmp.path / "out" / png).string().c_str(), &w, &h, &comp) == 1);
     BOOST_TEST(w > 100);
   }
+}
+
+// patchify on a 4x4 image of 0..15 with 2x2 patches: the patches in row-major order.
+BOOST_AUTO_TEST_CASE(patchify_by_hand) {
+  const Tensor img = reshape(arange(16), {1, 4, 4});
+  d2l_test::expect_near(patchify(img, 2), {0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}, 0.0f);
+  BOOST_CHECK_EXCEPTION(patchify(img, 3), std::exception, d2l_test::message_has({"patchify", "(1, 4, 4)"}));
+}
+
+BOOST_AUTO_TEST_CASE(vision_transformer_gradcheck) {
+  manual_seed(6);
+  VisionTransformer net(12, 4, 8, 12, 2, 1, 4, 0.0f);
+  const Tensor out = net(normal(0, 1, {2, 12, 12}));
+  BOOST_TEST(out.shape() == (Shape{2, 4}));
+  const Tensor w = net.class_token_attention();  // (2, heads, 9 patches): part of a softmax row
+  BOOST_TEST(w.shape() == (Shape{2, 2, 9}));
+  for (float x : w.to_vector()) BOOST_TEST((x >= 0.0f && x <= 1.0f));
+  BOOST_CHECK(test::gradcheck([&](std::vector<Tensor>& x) { return net(x[0]); }, {normal(0, 1, {2, 12, 12})},
+                              "VisionTransformer", net.parameters()));
+}
+
+// The same seed draws the same pixels; the classes take turns; pixels stay in [0, 1]; every
+// image has a shape (bright pixels) and a background (dark ones).
+BOOST_AUTO_TEST_CASE(rendered_shapes) {
+  const ShapeImages a = render_shapes(8, 16, 3), b = render_shapes(8, 16, 3), c = render_shapes(8, 16, 4);
+  BOOST_TEST(a.images.to_vector() == b.images.to_vector());
+  BOOST_TEST(a.images.to_vector() != c.images.to_vector());
+  d2l_test::expect_near(a.labels, {0, 1, 2, 3, 0, 1, 2, 3}, 0.0f);
+  for (int64_t i = 0; i < 8; ++i) {
+    int bright = 0, dark = 0;
+    for (int64_t k = 0; k < 256; ++k) {
+      const float v = a.images.data()[i * 256 + k];
+      BOOST_TEST((v >= 0.0f && v <= 1.0f));
+      bright += v > 0.8f;
+      dark += v < 0.2f;
+    }
+    BOOST_TEST(bright >= 4, "image " << i);
+    BOOST_TEST(dark >= 100, "image " << i);
+  }
+}
+
+// 10.7 ex. 6, --quick: accuracy per epoch, the last test accuracy clearly above chance (0.25),
+// and the attention figure.
+BOOST_AUTO_TEST_CASE(vision_transformer_quick) {
+  const Run run("vision_transformer", "--quick");
+  const std::vector<double> first = run.numbers_after("epoch 1/3, loss ");
+  const std::vector<double> last = run.numbers_after("epoch 3/3, loss ");
+  BOOST_REQUIRE_EQUAL(last.size(), 3u);
+  BOOST_TEST(last[0] < first.at(0));  // the loss falls
+  BOOST_TEST(last[2] >= 0.4);         // test accuracy; chance is 0.25
+  int w = 0, h = 0, comp = 0;
+  BOOST_TEST(stbi_info((run.tmp.path / "out" / "class_token_attention.png").string().c_str(), &w, &h, &comp) == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
