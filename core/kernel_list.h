@@ -81,6 +81,29 @@ D2L_KERNEL(masked_softmax_forward, float* y, const float* X, const int64_t* vali
 D2L_KERNEL(masked_softmax_backward, float* dX, const float* dy, const float* y, const int64_t* valid_lens, int64_t B,
            int64_t Q, int64_t K, bool per_query);
 
+// --- memory-efficient attention (ops_attention.cpp → flash_attention.cpp, 10.7 ex. 5) ------
+// softmax(q kᵀ / √D, masked as masked_softmax masks) v without the (B, Q, K) weights: the
+// softmax runs over blocks of keys with a running maximum and sum (the online softmax), and
+// the backward recomputes each block's weights from L. B batch, Q queries, K keys, D the
+// query/key size, Dv the value size; valid_lens null (no mask), (B) or (B, Q) (per_query).
+// A masked score is -1e6 as in masked_softmax; keys at or past a row's valid length n > 0
+// are skipped (their weight e^{-1e6 - max} is exactly 0 in float), a row with n = 0 attends
+// uniformly to every key.
+//   O (B, Q, Dv), m, s (B, Q) out: each row's max score m and sum s = Σ e^{score − m}, kept
+//   for the backward (not as one log-sum-exp m + log s: beside the mask value -1e6, float
+//   would keep only a digit of log s, and a row with valid length 0 would lose its 1/K)
+//   q (B, Q, D), k (B, K, D), v (B, K, Dv)
+D2L_KERNEL(memory_efficient_attention_forward, float* O, float* m, float* s, const float* q, const float* k, const float* v,
+                                        const int64_t* valid_lens, int64_t B, int64_t Q, int64_t K, int64_t D,
+                                        int64_t Dv, bool per_query);
+//   dq, dk, dv like q, k, v (added into; any may be null), dO, O (B, Q, Dv), m, s (B, Q)
+//   with P = e^{score − m} / s: dv += Pᵀ dO, dS = P (dO vᵀ − rowsum(dO O)) (0 where masked),
+//   dq += dS k / √D, dk += dSᵀ q / √D
+D2L_KERNEL(memory_efficient_attention_backward, float* dq, float* dk, float* dv, const float* dO, const float* O,
+                                         const float* m, const float* s, const float* q, const float* k, const float* v,
+                                         const int64_t* valid_lens, int64_t B, int64_t Q, int64_t K, int64_t D,
+                                         int64_t Dv, bool per_query);
+
 // --- products (ops_matmul.cpp → matmul.cpp) --------------------------------------------------
 // batch independent products C = op(A) op(B), with op(X) = X or Xᵀ as the trans flags say:
 // M rows of C, N columns of C, K the summed dim.

@@ -91,6 +91,15 @@ Tensor sequence_mask(const Tensor& X, const Tensor& valid_len, float value = 0.0
 // softmax), 1-D (batch,) or 2-D (batch, no. of queries). Masked scores become -1e6.
 Tensor masked_softmax(const Tensor& X, const Tensor& valid_lens);
 
+// --- ops_attention.cpp ---------------------------------------------------------------------
+// softmax(queries keysᵀ / √d, masked as masked_softmax masks) values, computed block by
+// block with an online softmax (10.7 ex. 5): the same result and gradients as
+// DotProductAttention without dropout, with memory linear in the sequence length.
+// queries (batch, Q, d), keys (batch, K, d), values (batch, K, dv), valid_lens undefined,
+// (batch,) or (batch, Q) -> (batch, Q, dv).
+Tensor memory_efficient_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                                  const Tensor& valid_lens = Tensor());
+
 // --- ops_nn.cpp ----------------------------------------------------------------------------
 // Inverted dropout: in training each element is zeroed with probability p and the rest
 // are scaled by 1/(1-p); outside training (or p == 0) it returns x itself.

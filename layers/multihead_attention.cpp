@@ -5,6 +5,7 @@
 #include "layers/multihead_attention.h"
 
 #include <algorithm>
+#include <string>
 
 #include "core/debug.h"
 #include "core/check.h"
@@ -77,7 +78,13 @@ Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, co
   const Tensor lens = valid_lens.defined() ? repeat_interleave(valid_lens, num_heads, 0) : Tensor();
   // output: (batch_size * num_heads, no. of queries, num_hiddens / num_heads)
   Tensor output;
-  if (additive) {
+  if (memory_efficient) {
+    check(!additive && (attention.dropout.p == 0.0f || !training()), "MultiHeadAttention",
+          "memory_efficient needs scaled dot-product scoring and, in training, dropout 0 (got ",
+          additive ? "additive scoring" : "dropout ", additive ? "" : std::to_string(attention.dropout.p), ")");
+    output = memory_efficient_attention(q, k, v, lens);
+    attention.attention_weights = Tensor();
+  } else if (additive) {
     output = (*additive)(q, k, v, lens);
     attention.attention_weights = additive->attention_weights;  // where readers look
   } else {

@@ -56,6 +56,12 @@ class MultiHeadAttention : public Module {
   // training. attention.attention_weights still holds the last forward's weights.
   void use_additive_scoring();
 
+  // 10.7 ex. 5: run the heads through memory_efficient_attention (core/ops.h), the same
+  // result without the (batch_size * num_heads, no. of queries, no. of kv pairs) weights in
+  // memory; attention.attention_weights is then left undefined. It has no dropout on the
+  // weights: with dropout > 0 it runs in eval mode only.
+  bool memory_efficient = false;
+
   int64_t num_heads;  // first member: checked against num_hiddens before any layer is built
   // attention.attention_weights: (batch_size * num_heads, no. of queries, no. of kv pairs)
   DotProductAttention attention;

@@ -1,0 +1,263 @@
+// chapters/attention_cost.cpp — 10.7 Transformer (sec_transformer), exercises 4 and 5: what
+// long inputs cost, and memory-efficient attention.
+//
+// Exercise 4 asks what self-attention costs as the sequence grows: its scores and weights
+// are (no. of queries) x (no. of keys) per head, so time and memory grow as n². This program
+// measures one MultiHeadAttention layer (10.5; batch 1, num_hiddens 512, 8 heads by default)
+// and one EncoderBlock (10.7; FFN 2048), forward + backward of sum(output), at n = 64 ..
+// 4096: the median time of --repeats runs, and the peak memory the run added to the
+// process. Exercise 5 is the same layer with memory_efficient_attention (core/ops.h: the
+// online softmax, block by block, the weights recomputed in the backward): same results, memory
+// linear in n.
+//
+// Every measurement runs in a fresh process (this program started again with --one), so
+// each peak is its own: the peak resident memory (getrusage) minus what the process held
+// before the first forward. The plain and memory-efficient runs alternate, n by n.
+//   out/attention_cost/time.png     log10 seconds against log10 n, with an n² line
+//   out/attention_cost/memory.png   log10 MB against log10 n, with n² and n lines
+// --also PATH adds another build of this program (build-ref/chapters/attention_cost: the
+// reference tier) for the sizes up to --also-max-n. tools/bench/attention_cost_torch.py
+// measures PyTorch's plain attention (matmul, softmax, matmul) the same way.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/autograd.h"
+#include "core/kernels.h"
+#include "core/ops.h"
+#include "layers/transformer.h"
+#include "tools/cli/cli_args.h"
+#include "tools/figures/figures.h"
+
+using namespace d2l;
+
+namespace {
+
+double resident_mb() {  // the process's resident memory now (/proc/self/statm, in pages)
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576.0;
+}
+
+double peak_resident_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
+}
+
+struct Measurement {
+  std::string tier, layer, impl;
+  int64_t n = 0;
+  double seconds = 0, peak_mb = 0;
+};
+
+// One measurement in this process: `layer` (attention or encoder) with `impl` (plain or
+// efficient) at sequence length n; prints one "result ..." line for the parent to read.
+void measure_one(const std::string& layer, const std::string& impl, int64_t n, int64_t num_hiddens,
+                 int64_t num_heads, int64_t repeats) {
+  check(layer == "attention" || layer == "encoder", "attention_cost", "--one: layer is attention or encoder, got ",
+        layer);
+  check(impl == "plain" || impl == "efficient", "attention_cost", "--one: impl is plain or efficient, got ", impl);
+  const int64_t d = num_hiddens;
+  MultiHeadAttention mha(d, d, d, d, num_heads, 0.0f);
+  EncoderBlock block(d, d, d, d, {d}, d, 4 * d, num_heads, 0.0f);
+  mha.memory_efficient = block.attention.memory_efficient = impl == "efficient";
+  const Tensor X = normal(0, 1, {1, n, d}).requires_grad_();
+  const double before = resident_mb();
+  std::vector<double> times;
+  for (int64_t r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Tensor Y = layer == "attention" ? mha(X, X, X) : block(X, Tensor());
+    sum(Y).backward();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("result tier=%s layer=%s impl=%s n=%lld seconds=%.6f peak_mb=%.1f\n", kernels::tier_name(),
+              layer.c_str(), impl.c_str(), static_cast<long long>(n), times[times.size() / 2],
+              peak_resident_mb() - before);
+}
+
+// Runs `exe --one ...` and reads its result line.
+struct Settings {
+  int64_t num_hiddens, num_heads, repeats, threads;
+  std::string out;
+};
+
+Measurement run_child(const std::string& exe, const std::string& layer, const std::string& impl, int64_t n,
+                      const Settings& set) {
+  std::ostringstream cmd;
+  cmd << "'" << exe << "' --one " << layer << ":" << impl << ":" << n << " --num-hiddens " << set.num_hiddens
+      << " --num-heads " << set.num_heads << " --repeats " << set.repeats << " --threads " << set.threads
+      << " --out '" << set.out << "'";
+  FILE* pipe = popen(cmd.str().c_str(), "r");
+  check(pipe != nullptr, "attention_cost", "cannot run ", cmd.str());
+  Measurement m;
+  char line[512], tier[32] = "", lay[32] = "", imp[32] = "";
+  long long nn = 0;
+  bool found = false;
+  while (std::fgets(line, sizeof line, pipe))
+    if (std::sscanf(line, "result tier=%31s layer=%31s impl=%31s n=%lld seconds=%lf peak_mb=%lf", tier, lay, imp,
+                    &nn, &m.seconds, &m.peak_mb) == 6)
+      found = true;
+  const int status = pclose(pipe);
+  check(found && status == 0, "attention_cost", "the measurement `", cmd.str(), "` failed (status ", status, ")");
+  m.tier = tier;
+  m.layer = lay;
+  m.impl = imp;
+  m.n = nn;
+  return m;
+}
+
+std::vector<int64_t> parse_sizes(const std::string& text) {
+  std::vector<int64_t> sizes;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    sizes.push_back(parse_int_option("sizes", item, 1, 1 << 20));
+  check(!sizes.empty(), "attention_cost", "--sizes is empty");
+  return sizes;
+}
+
+// log10 of a series' values; the figures' axes are log10 n against log10 seconds or MB.
+std::vector<float> log10_of(const std::vector<double>& v) {
+  std::vector<float> r;
+  for (double x : v) r.push_back(static_cast<float>(std::log10(std::max(x, 1e-9))));
+  return r;
+}
+
+// A line of slope `power` through the last point of `through`, over the same x.
+Series slope_line(const Series& through, float power, const std::string& fmt, const std::string& label) {
+  Series s;
+  s.x = through.x;
+  for (float x : s.x) s.y.push_back(through.y.back() + power * (x - through.x.back()));
+  s.fmt = fmt;
+  s.label = label;
+  return s;
+}
+
+void draw(const std::vector<Measurement>& all, bool memory, const std::string& path) {
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_series;
+  std::vector<std::string> order;
+  for (const Measurement& m : all) {
+    const std::string key = m.layer + " " + m.impl + " (" + m.tier + ")";
+    if (!by_series.count(key)) order.push_back(key);
+    by_series[key].first.push_back(static_cast<double>(m.n));
+    by_series[key].second.push_back(memory ? std::max(m.peak_mb, 0.1) : m.seconds);
+  }
+  const std::vector<std::string> fmts{"b-o", "r-o", "g--o", "m--o", "c-.", "y-.", "b:", "r:"};
+  std::vector<Series> series;
+  for (size_t i = 0; i < order.size(); ++i) {
+    Series s;
+    s.x = log10_of(by_series[order[i]].first);
+    s.y = log10_of(by_series[order[i]].second);
+    s.fmt = fmts[i % fmts.size()];
+    s.label = order[i];
+    series.push_back(s);
+  }
+  // The n² line through the plain attention layer's largest n; for memory also an n line
+  // through the memory-efficient one's.
+  for (const Series& s : std::vector<Series>(series))
+    if (s.label.rfind("attention plain", 0) == 0) {
+      series.push_back(slope_line(s, 2.0f, "k--", "slope 2 (n²)"));
+      break;
+    }
+  if (memory)
+    for (const Series& s : std::vector<Series>(series))
+      if (s.label.rfind("attention efficient", 0) == 0) {
+        series.push_back(slope_line(s, 1.0f, "k:", "slope 1 (n)"));
+        break;
+      }
+  PlotOptions opt;
+  opt.xlabel = "log10 sequence length n";
+  opt.ylabel = memory ? "log10 peak memory (MB)" : "log10 seconds (fwd+bwd)";
+  opt.figsize = {6.0f, 4.5f};
+  opt.fontsize = 8;
+  write_figure(path, [&] { plot(series, opt, path); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CliArgs args("attention_cost",
+               "10.7 Transformer, exercises 4 and 5: time and peak memory of one MultiHeadAttention layer and one "
+               "EncoderBlock, forward + backward, against the sequence length, plain and memory-efficient "
+               "attention; a table, out/attention_cost/time.png and memory.png (log-log).");
+  args.add_string("sizes", "64,128,256,512,1024,2048,4096", "sequence lengths n, comma-separated", "N,N,...");
+  args.add_string("layer", "both", "attention (one MultiHeadAttention), encoder (one EncoderBlock) or both");
+  args.add_int("num-hiddens", 512, "model width d (the heads have d / num-heads each)", 1, 1 << 16);
+  args.add_int("num-heads", 8, "attention heads", 1, 1024);
+  args.add_int("repeats", 3, "forward+backward runs per measurement (the median is reported)", 1, 1000);
+  args.add_string("also", "", "another build of this program (e.g. build-ref/chapters/attention_cost) to measure too",
+                  "PATH");
+  args.add_int("also-max-n", 1024, "the largest n measured with --also", 1, 1 << 20);
+  args.add_flag("quick", "n = 32, 64, d 64, 4 heads, one repeat: the test suite's smoke run");
+  args.add_string("one", "", "measure LAYER:IMPL:N in this process and print one result line (used by the sweep)",
+                  "L:I:N");
+  add_chapter_options(args, "out/attention_cost", /*seed=*/0, /*threads=*/2);
+  args.parse_or_exit(argc, argv);
+  return run_reporting_errors([&] {
+    const std::string out = apply_chapter_options(args);
+    const std::string one = args.get_string("one");
+    if (!one.empty()) {
+      const size_t a = one.find(':'), b = one.rfind(':');
+      check(a != std::string::npos && b != a, "attention_cost", "--one takes LAYER:IMPL:N, got ", one);
+      measure_one(one.substr(0, a), one.substr(a + 1, b - a - 1), parse_int_option("one", one.substr(b + 1), 1, 1 << 20),
+                  args.get_int("num-hiddens"), args.get_int("num-heads"), args.get_int("repeats"));
+      return 0;
+    }
+    const bool quick = args.get_flag("quick");
+    const Settings child{quick ? 64 : args.get_int("num-hiddens"), quick ? 4 : args.get_int("num-heads"),
+                         quick ? 1 : args.get_int("repeats"), args.get_int("threads"), out};
+    const std::vector<int64_t> sizes = parse_sizes(quick ? "32,64" : args.get_string("sizes"));
+    const std::string which = args.get_string("layer");
+    check(which == "attention" || which == "encoder" || which == "both", "attention_cost",
+          "--layer is attention, encoder or both, got ", which);
+    std::vector<std::string> layers;
+    if (which != "encoder") layers.push_back("attention");
+    if (which != "attention") layers.push_back("encoder");
+    char self[4096] = {};
+    check(readlink("/proc/self/exe", self, sizeof self - 1) > 0, "attention_cost", "cannot find this program's path");
+    std::vector<std::string> exes{self};
+    if (!args.get_string("also").empty()) exes.push_back(args.get_string("also"));
+    std::printf("batch 1, num_hiddens %lld, %lld heads, forward + backward, median of %lld; %s\n",
+                static_cast<long long>(child.num_hiddens), static_cast<long long>(child.num_heads),
+                static_cast<long long>(child.repeats), openmp_settings().c_str());
+    std::printf("%-10s %-10s %-10s %6s %10s %10s\n", "tier", "layer", "attention", "n", "seconds", "peak MB");
+    std::vector<Measurement> all;
+    for (size_t e = 0; e < exes.size(); ++e)
+      for (const std::string& layer : layers)
+        for (int64_t n : sizes) {
+          if (e > 0 && n > args.get_int("also-max-n")) continue;
+          for (const std::string impl : {"plain", "efficient"}) {
+            const Measurement m = run_child(exes[e], layer, impl, n, child);
+            std::printf("%-10s %-10s %-10s %6lld %10.4f %10.1f\n", m.tier.c_str(), m.layer.c_str(), m.impl.c_str(),
+                        static_cast<long long>(m.n), m.seconds, m.peak_mb);
+            std::fflush(stdout);
+            all.push_back(m);
+          }
+        }
+    // The ratios at the largest n of the first build: what exercise 5 is after.
+    for (const std::string& layer : layers) {
+      const Measurement *p = nullptr, *f = nullptr;
+      for (const Measurement& m : all)
+        if (m.layer == layer && m.n == sizes.back() && m.tier == all.front().tier) (m.impl == "plain" ? p : f) = &m;
+      if (p && f)
+        std::printf("%s at n = %lld: memory-efficient / plain: time %.2fx, peak memory %.1fx smaller\n", layer.c_str(),
+                    static_cast<long long>(sizes.back()), f->seconds / p->seconds,
+                    p->peak_mb / std::max(f->peak_mb, 0.1));
+    }
+    draw(all, false, out + "/time.png");
+    draw(all, true, out + "/memory.png");
+    return 0;
+  });
+}

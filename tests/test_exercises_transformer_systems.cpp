@@ -1,0 +1,257 @@
+// tests/test_exercises_transformer_systems.cpp — 10.7 exercises 3 to 6: the decoder-only
+// language model (layers/transformer_lm.h), MultiHeadAttention's memory-efficient heads and
+// the vision Transformer (layers/vision_transformer.h) against references and by gradient
+// checks, the rendered shapes, and the --quick runs of chapters/transformer_lm,
+// chapters/attention_cost and chapters/vision_transformer with their numbers checked for sense.
+#include <boost/test/unit_test.hpp>
+#include <stb/stb_image.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/autograd.h"
+#include "core/ops.h"
+#include "core/random.h"
+#include "layers/multihead_attention.h"
+#include "layers/transformer_lm.h"
+#include "layers/vision_transformer.h"
+#include "tests/gradcheck.h"
+#include "tests/test_util.h"
+#include "tools/data/shapes.h"
+
+namespace fs = std::filesystem;
+using namespace d2l;
+
+namespace {
+
+float largest_difference(const Tensor& a, const Tensor& b) {
+  const std::vector<float> x = a.to_vector(), y = b.to_vector();
+  BOOST_REQUIRE_EQUAL(x.size(), y.size());
+  float d = 0;
+  for (size_t i = 0; i < x.size(); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
+  return d;
+}
+
+Tensor ids(const std::vector<float>& v, int64_t B) { return tensor(v, {B, static_cast<int64_t>(v.size()) / B}); }
+
+// stdout of `build/chapters/<name> --threads 2 --out <tmp> <args>`, which must exit 0.
+struct Run {
+  d2l_test::TempDir tmp;
+  std::string text;
+  Run(const std::string& name, const std::string& args) : tmp(name + "_exercise") {
+    const fs::path exe = fs::path(d2l_test::build_dir()) / "chapters" / name;
+    BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built");
+    const auto [rc, out] = d2l_test::run_capture(exe.string() + " --threads 2 --out " + (tmp.path / "out").string() +
+                                                 " " + args);
+    text = out;
+    BOOST_REQUIRE_MESSAGE(rc == 0, name << " " << args << " exited with " << rc << ":\n" << text);
+  }
+  // The numbers on the first line starting with prefix (after it; words and units skipped).
+  std::vector<double> numbers_after(const std::string& prefix) const {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind(prefix, 0) == 0) {
+        std::vector<double> v;
+        std::istringstream words(line.substr(prefix.size()));
+        for (std::string w; words >> w;) {
+          while (!w.empty() && (w.back() == ',' || w.back() == ':' || w.back() == 'x')) w.pop_back();
+          char* end = nullptr;
+          const double x = std::strtod(w.c_str(), &end);
+          if (!w.empty() && end && *end == '\0') v.push_back(x);
+        }
+        return v;
+      }
+    BOOST_FAIL("no line starts with '" << prefix << "' in:\n" << text);
+    return {};
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(exercises_transformer_systems)
+
+// The causal mask: changing token t changes no output before t; without the mask it does.
+BOOST_AUTO_TEST_CASE(lm_outputs_see_only_the_past_when_causal) {
+  for (bool causal : {true, false}) {
+    manual_seed(1);
+    TransformerLM net(12, 16, 32, 4, 2, 0.0f, causal);
+    const Tensor a = net(ids({1, 2, 3, 4, 5, 6}, 1)), b = net(ids({1, 2, 3, 9, 5, 6}, 1));
+    const float before = largest_difference(slice(a, 1, 0, 3), slice(b, 1, 0, 3));
+    const float at = largest_difference(slice(a, 1, 3, 4), slice(b, 1, 3, 4));
+    BOOST_TEST(at > 1e-3f);
+    if (causal)
+      BOOST_TEST(before == 0.0f);
+    else
+      BOOST_TEST(before > 1e-3f);
+  }
+}
+
+// Cached decoding, one token per forward, gives the outputs of the whole sequence at once.
+BOOST_AUTO_TEST_CASE(lm_cached_decoding_matches_the_full_forward) {
+  manual_seed(2);
+  TransformerLM net(12, 16, 32, 4, 2, 0.1f);
+  net.eval();
+  const std::vector<float> seq = {3, 1, 4, 1, 5, 9, 2};
+  const Tensor full = net(ids(seq, 1));
+  std::vector<Tensor> cache;
+  const Tensor first = net(ids({3, 1, 4}, 1), &cache);  // a prompt, then one token at a time
+  BOOST_TEST(largest_difference(first, slice(full, 1, 0, 3)) < 1e-5f);
+  for (size_t t = 3; t < seq.size(); ++t) {
+    const Tensor step = net(ids({seq[t]}, 1), &cache);
+    BOOST_TEST(largest_difference(step, slice(full, 1, t, t + 1)) < 1e-5f, "step " << t);
+  }
+  BOOST_TEST(cache[0].size(1) == 7);
+}
+
+BOOST_AUTO_TEST_CASE(lm_block_gradcheck) {
+  for (bool causal : {true, false}) {
+    manual_seed(3);
+    TransformerLMBlock block(8, 12, 2, 0.0f);
+    BOOST_CHECK(test::gradcheck([&](std::vector<Tensor>& x) {
+      Tensor cache;
+      return block.forward(x[0], cache, causal);
+    }, {normal(0, 1, {2, 4, 8})}, "TransformerLMBlock", block.parameters()));
+  }
+}
+
+// MultiHeadAttention with memory-efficient heads: the plain layer's outputs and gradients,
+// with the decoder's causal (per-query) valid lengths and with per-batch ones.
+BOOST_AUTO_TEST_CASE(memory_efficient_heads_match_the_plain_layer) {
+  for (int mask = 0; mask < 3; ++mask) {
+    manual_seed(4);
+    MultiHeadAttention mha(32, 32, 32, 32, 4, 0.0f);
+    const Tensor X0 = normal(0, 1, {2, 70, 32});
+    Tensor lens;
+    if (mask == 1) lens = tensor({0.0f, 41.0f});
+    if (mask == 2) lens = repeat(arange(1.0f, 71.0f), {2, 1});
+    Tensor y[2], gx[2], gw[2];
+    for (int way = 0; way < 2; ++way) {
+      mha.memory_efficient = way == 1;
+      Tensor X = d2l_test::leaf(X0.to_vector(), X0.shape());
+      mha.zero_grad();
+      y[way] = mha(X, X, X, lens);
+      sum(y[way] * y[way]).backward();
+      gx[way] = tensor(d2l_test::grad_of(X), X.shape());
+      gw[way] = tensor(d2l_test::grad_of(mha.W_q.weight), mha.W_q.weight.shape());
+    }
+    BOOST_TEST(largest_difference(y[0], y[1]) < 1e-5f, "mask " << mask);
+    BOOST_TEST(largest_difference(gx[0], gx[1]) < 1e-4f, "mask " << mask);
+    BOOST_TEST(largest_difference(gw[0], gw[1]) < 1e-4f, "mask " << mask);
+    BOOST_TEST(!mha.attention.attention_weights.defined());
+  }
+  MultiHeadAttention dropping(8, 8, 8, 8, 2, 0.5f);
+  dropping.memory_efficient = true;
+  const Tensor X = zeros({1, 3, 8});
+  BOOST_CHECK_EXCEPTION(dropping(X, X, X), std::exception,
+                        d2l_test::message_has({"MultiHeadAttention", "memory_efficient", "dropout"}));
+  dropping.eval();
+  BOOST_TEST(dropping(X, X, X).size(1) == 3);
+}
+
+BOOST_AUTO_TEST_CASE(memory_efficient_heads_gradcheck) {
+  manual_seed(5);
+  MultiHeadAttention mha(8, 8, 8, 8, 2, 0.0f);
+  mha.memory_efficient = true;
+  const Tensor lens = tensor({{1.0f, 2.0f, 3.0f}, {0.0f, 3.0f, 3.0f}});
+  BOOST_CHECK(test::gradcheck([&](std::vector<Tensor>& x) { return mha(x[0], x[0], x[0], lens); },
+                              {normal(0, 1, {2, 3, 8})}, "MultiHeadAttention (memory-efficient)", mha.parameters()));
+}
+
+// 10.7 ex. 3, --quick: the causal model's two perplexities agree (it cannot read ahead),
+// both beat nothing absurd, and cached decoding reproduces the uncached tokens.
+BOOST_AUTO_TEST_CASE(transformer_lm_quick) {
+  const Run run("transformer_lm", "--quick");
+  const std::vector<double> causal = run.numbers_after("causal     ");
+  const std::vector<double> none = run.numbers_after("no mask    ");
+  BOOST_REQUIRE_EQUAL(causal.size(), 3u);
+  BOOST_REQUIRE_EQUAL(none.size(), 3u);
+  BOOST_TEST(std::fabs(causal[1] - causal[2]) <= 1e-3 * causal[1]);  // teacher-forced == next-token
+  for (double ppl : {causal[1], causal[2], none[1], none[2]}) BOOST_TEST((ppl > 1.0 && ppl < 1000.0));
+  const std::vector<double> e1 = run.numbers_after("causal epoch 1/2, training loss ");
+  const std::vector<double> e2 = run.numbers_after("causal epoch 2/2, training loss ");
+  BOOST_TEST(e2.at(0) < e1.at(0));
+  BOOST_TEST(run.text.find("same tokens: yes") != std::string::npos);
+  BOOST_TEST(run.text.find("i'm => ") != std::string::npos);
+}
+
+// 10.7 ex. 4 and 5, --quick: eight measurements (2 layers x 2 kinds x 2 lengths), times and
+// peaks that are numbers, and both figures.
+BOOST_AUTO_TEST_CASE(attention_cost_quick) {
+  const Run run("attention_cost", "--quick");
+  int rows = 0;
+  std::istringstream in(run.text);
+  for (std::string line; std::getline(in, line);) {
+    char tier[16], layer[16], impl[16];
+    long long n = 0;
+    double seconds = -1, mb = -1;
+    if (std::sscanf(line.c_str(), "%15s %15s %15s %lld %lf %lf", tier, layer, impl, &n, &seconds, &mb) == 6) {
+      ++rows;
+      BOOST_TEST((n == 32 || n == 64));
+      BOOST_TEST((seconds > 0 && seconds < 10));
+      BOOST_TEST(mb > -50.0);  // a peak minus the memory held before: small, may round below 0
+    }
+  }
+  BOOST_TEST(rows == 8);
+  for (const char* png : {"time.png", "memory.png"}) {
+    int w = 0, h = 0, comp = 0;
+    BOOST_TEST(stbi_info((run.tmp.path / "out" / png).string().c_str(), &w, &h, &comp) == 1);
+    BOOST_TEST(w > 100);
+  }
+}
+
+// patchify on a 4x4 image of 0..15 with 2x2 patches: the patches in row-major order.
+BOOST_AUTO_TEST_CASE(patchify_by_hand) {
+  const Tensor img = reshape(arange(16), {1, 4, 4});
+  d2l_test::expect_near(patchify(img, 2), {0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}, 0.0f);
+  BOOST_CHECK_EXCEPTION(patchify(img, 3), std::exception, d2l_test::message_has({"patchify", "(1, 4, 4)"}));
+}
+
+BOOST_AUTO_TEST_CASE(vision_transformer_gradcheck) {
+  manual_seed(6);
+  VisionTransformer net(12, 4, 8, 12, 2, 1, 4, 0.0f);
+  const Tensor out = net(normal(0, 1, {2, 12, 12}));
+  BOOST_TEST(out.shape() == (Shape{2, 4}));
+  const Tensor w = net.class_token_attention();  // (2, heads, 9 patches): part of a softmax row
+  BOOST_TEST(w.shape() == (Shape{2, 2, 9}));
+  for (float x : w.to_vector()) BOOST_TEST((x >= 0.0f && x <= 1.0f));
+  BOOST_CHECK(test::gradcheck([&](std::vector<Tensor>& x) { return net(x[0]); }, {normal(0, 1, {2, 12, 12})},
+                              "VisionTransformer", net.parameters()));
+}
+
+// The same seed draws the same pixels; the classes take turns; pixels stay in [0, 1]; every
+// image has a shape (bright pixels) and a background (dark ones).
+BOOST_AUTO_TEST_CASE(rendered_shapes) {
+  const ShapeImages a = render_shapes(8, 16, 3), b = render_shapes(8, 16, 3), c = render_shapes(8, 16, 4);
+  BOOST_TEST(a.images.to_vector() == b.images.to_vector());
+  BOOST_TEST(a.images.to_vector() != c.images.to_vector());
+  d2l_test::expect_near(a.labels, {0, 1, 2, 3, 0, 1, 2, 3}, 0.0f);
+  for (int64_t i = 0; i < 8; ++i) {
+    int bright = 0, dark = 0;
+    for (int64_t k = 0; k < 256; ++k) {
+      const float v = a.images.data()[i * 256 + k];
+      BOOST_TEST((v >= 0.0f && v <= 1.0f));
+      bright += v > 0.8f;
+      dark += v < 0.2f;
+    }
+    BOOST_TEST(bright >= 4, "image " << i);
+    BOOST_TEST(dark >= 100, "image " << i);
+  }
+}
+
+// 10.7 ex. 6, --quick: accuracy per epoch, the last test accuracy clearly above chance (0.25),
+// and the attention figure.
+BOOST_AUTO_TEST_CASE(vision_transformer_quick) {
+  const Run run("vision_transformer", "--quick");
+  const std::vector<double> first = run.numbers_after("epoch 1/3, loss ");
+  const std::vector<double> last = run.numbers_after("epoch 3/3, loss ");
+  BOOST_REQUIRE_EQUAL(last.size(), 3u);
+  BOOST_TEST(last[0] < first.at(0));  // the loss falls
+  BOOST_TEST(last[2] >= 0.4);         // test accuracy; chance is 0.25
+  int w = 0, h = 0, comp = 0;
+  BOOST_TEST(stbi_info((run.tmp.path / "out" / "class_token_attention.png").string().c_str(), &w, &h, &comp) == 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
