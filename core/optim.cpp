@@ -2,15 +2,17 @@
 #include "core/optim.h"
 
 #include <cmath>
+#include <cstdio>
 #include <unordered_map>
 
 #include "core/check.h"
 #include "core/debug.h"
+#include "core/gradient_leaves.h"
 #include "core/kernels.h"
 
 namespace d2l {
 
-Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::move(params)) {
+Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::move(params)), op_(op) {
   std::unordered_map<const Node*, size_t> first;
   for (size_t i = 0; i < params_.size(); ++i) {
     check(params_[i].defined(), op, "parameter ", i, " is undefined");
@@ -27,6 +29,12 @@ void check_hyper(bool ok, const char* op, const char* name, const char* rule, fl
 }
 }  // namespace
 
+void Optimizer::check_stray_leaves() {
+  if (!stray_warning_.empty()) return;  // said once is enough
+  stray_warning_ = stray_gradient_leaves(params_, op_);
+  if (!stray_warning_.empty()) std::fprintf(stderr, "warning: %s\n", stray_warning_.c_str());
+}
+
 void Optimizer::zero_grad(bool set_to_none) {
   for (Tensor& p : params_) p.zero_grad(set_to_none);
 }
@@ -38,6 +46,7 @@ void SGD::validate() const { check_hyper(lr >= 0.0f && std::isfinite(lr), "SGD",
 
 void SGD::step() {
   validate();
+  check_stray_leaves();
   ProfileRegion timed("SGD.step");  // the profile's step table (D2L_PROFILE)
   for (Tensor& p : params_)
     if (const float* g = p.grad_data()) {
@@ -73,6 +82,7 @@ void Adam::validate() const {
 // is the same loop, vectorised).
 void Adam::step() {
   validate();
+  check_stray_leaves();
   ProfileRegion timed("Adam.step");  // the profile's step table (D2L_PROFILE)
   ++t_;
   const float bc1 = 1.0f - std::pow(beta1, static_cast<float>(t_));

@@ -55,6 +55,10 @@ class MultiHeadAttention : public Module {
   // weights join the parameters; `attention` stays, parameter-free and unused). Call before
   // training. attention.attention_weights still holds the last forward's weights.
   void use_additive_scoring();
+  // num_heads: what a parameter file records (Module::save), as the shapes do not show it.
+  std::vector<std::pair<std::string, std::string>> hyper_parameters() const override {
+    return {{"num_heads", std::to_string(num_heads)}};
+  }
 
   int64_t num_heads;  // first member: checked against num_hiddens before any layer is built
   // attention.attention_weights: (batch_size * num_heads, no. of queries, no. of kv pairs)
