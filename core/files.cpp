@@ -255,7 +255,9 @@ namespace {
   throw std::runtime_error("[" + std::string(op) + "] " + path + ": " + why);
 }
 
-std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+std::string mib(uint64_t bytes) {
+  return bytes < (uint64_t{1} << 20) ? std::to_string(bytes) + " bytes" : std::to_string(bytes >> 20) + " MiB";
+}
 
 // An open descriptor with its type checked; closed on destruction.
 struct Input {
@@ -284,7 +286,7 @@ void check_regular_size(const Input& in, const std::string& path, const char* op
 
 // A stream (FIFO, pipe, device): waits up to a second for data or its end, then reads in the
 // ordinary blocking way up to max_bytes.
-std::string read_stream(Input& in, const std::string& path, const char* op, uint64_t max_bytes) {
+std::string read_stream(Input& in, const std::string& path, const char* op, uint64_t max_bytes, bool text) {
   struct pollfd p {};
   p.fd = in.fd;
   p.events = POLLIN;
@@ -305,6 +307,11 @@ std::string read_stream(Input& in, const std::string& path, const char* op, uint
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) input_fails(op, path, std::string("read failed: ") + std::strerror(errno));
     if (got == 0) break;
+    if (text && std::memchr(buf, '\0', static_cast<size_t>(got)))
+      input_fails(op, path, "a NUL byte at byte " +
+                                std::to_string(out.size() + static_cast<size_t>(
+                                    static_cast<const char*>(std::memchr(buf, '\0', static_cast<size_t>(got))) - buf)) +
+                                " of " + file_kind(in.st.st_mode) + ": binary data (such as /dev/zero), not text");
     if (out.size() + static_cast<uint64_t>(got) > max_bytes)
       input_fails(op, path, "more than " + mib(max_bytes) + " from " + file_kind(in.st.st_mode) +
                                 " (an endless device such as /dev/zero?); refusing to read on");
@@ -315,9 +322,9 @@ std::string read_stream(Input& in, const std::string& path, const char* op, uint
 
 }  // namespace
 
-std::string read_input_file(const std::string& path, const char* op, uint64_t max_bytes) {
+std::string read_input_file(const std::string& path, const char* op, uint64_t max_bytes, bool text) {
   Input in(path, op);
-  if (!S_ISREG(in.st.st_mode)) return read_stream(in, path, op, std::min(max_bytes, kMaxStreamInputBytes));
+  if (!S_ISREG(in.st.st_mode)) return read_stream(in, path, op, std::min(max_bytes, kMaxStreamInputBytes), text);
   check_regular_size(in, path, op, max_bytes);
   std::string out;
   out.reserve(static_cast<size_t>(in.st.st_size));
@@ -337,7 +344,8 @@ std::string read_input_file(const std::string& path, const char* op, uint64_t ma
 std::unique_ptr<std::istream> open_input_stream(const std::string& path, const char* op, uint64_t max_bytes) {
   Input in(path, op);
   if (!S_ISREG(in.st.st_mode))
-    return std::make_unique<std::istringstream>(read_stream(in, path, op, std::min(max_bytes, kMaxStreamInputBytes)));
+    return std::make_unique<std::istringstream>(
+        read_stream(in, path, op, std::min(max_bytes, kMaxStreamInputBytes), /*text=*/true));
   check_regular_size(in, path, op, max_bytes);
   auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
   if (!*file) input_fails(op, path, std::string("cannot open: ") + std::strerror(errno));

@@ -84,11 +84,12 @@ class RegularFileReader {
 // as bash's <(cat f), a device) is opened without waiting for a writer, then must offer data
 // (or its end) within a second: a FIFO nobody writes to is refused instead of hanging. It is
 // then read to its end, at most max_bytes: /dev/zero is refused, naming the file, instead of
-// filling the memory. A directory or socket is refused. Errors: std::runtime_error
-// "[op] path: ...".
-std::string read_input_file(const std::string& path, const char* op, uint64_t max_bytes);
-// The same checks, for readers that go line by line: a regular file is streamed from the disk
-// (a 1 GB table of word vectors is not held twice), anything else is read as above.
+// filling the memory; with `text`, a stream is refused at its first NUL byte (/dev/zero at
+// once). A directory or socket is refused. Errors: std::runtime_error "[op] path: ...".
+std::string read_input_file(const std::string& path, const char* op, uint64_t max_bytes, bool text = false);
+// The same checks, for text readers that go line by line: a regular file is streamed from the
+// disk (a 1 GB table of word vectors is not held twice), anything else is read as above, as
+// text.
 std::unique_ptr<std::istream> open_input_stream(const std::string& path, const char* op, uint64_t max_bytes);
 // The bound the programs' text readers use: a corpus, an SNLI split or a matrix larger than
 // this is not what they are for.

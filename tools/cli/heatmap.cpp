@@ -63,9 +63,9 @@ const char* kUsage =
 using d2l::UsageError;
 
 // The input's bytes: through read_input_file, so a FIFO with no writer is refused within a
-// second and /dev/zero after a bound, each naming the file. A matrix file beyond 1 GiB is not
-// something a figure can show.
-constexpr uint64_t kMaxInputBytes = uint64_t{1} << 30;
+// second and /dev/zero after a bound, each naming the file. 128 MiB of matrices (32 million
+// float32 values in a .npy) is far beyond what a figure can show.
+constexpr uint64_t kMaxInputBytes = uint64_t{128} << 20;
 
 std::string read_input(const std::string& path) {
   if (path == "-") {

@@ -18,7 +18,7 @@ std::string read_text_file(const std::string& path, const char* op, const std::s
   // Through read_input_file: a FIFO with no writer is refused within a second, /dev/zero
   // after kMaxStreamInputBytes, instead of hanging or filling the memory.
   try {
-    return read_input_file(path, op, kMaxTextInputBytes);
+    return read_input_file(path, op, kMaxTextInputBytes, /*text=*/true);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string(e.what()) + ". HINT: " + hint);
   }
