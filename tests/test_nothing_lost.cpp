@@ -50,7 +50,7 @@ std::string heatmap_tool() { return (fs::path(build_dir()) / "tools" / "heatmap"
 // the exit status and the seconds it took.
 std::pair<int, double> run_timed(const std::string& cmd, const std::string& out, const std::string& err) {
   const auto start = std::chrono::steady_clock::now();
-  const int rc = run_command("timeout 20 " + cmd, out, err);
+  const int rc = run_command("timeout 10 " + cmd, out, err);
   return {rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
