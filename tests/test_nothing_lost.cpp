@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(fifo_without_writer_and_dev_zero_are_refused) {
     }
   }
   // In-process: /dev/zero is refused at its first NUL byte, naming it.
-  BOOST_CHECK_EXCEPTION(d2l::read_text_file("/dev/zero", "reader", "hint"), std::runtime_error,
+  BOOST_CHECK_EXCEPTION(d2l::read_text_file("/dev/zero", "reader", "hint"), std::invalid_argument,
                         message_has({"[reader] /dev/zero: ", "NUL byte", "character device"}));
   // A pipe with data and then its end reads as the file.
   const auto [rc, seconds] =

@@ -33,7 +33,7 @@ TokenEmbedding::TokenEmbedding(const std::string& path) {
   try {
     stream = open_input_stream(path, kOp, kMaxEmbeddingBytes);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string(e.what()) +
+    throw std::invalid_argument(std::string(e.what()) +
                              ". HINT: `make data` fetches the book's glove.6B.100d.zip; --embeddings FILE takes any "
                              "GloVe text file (word v1 ... vd per line)");
   }

@@ -218,7 +218,7 @@ SNLIData read_snli(const std::string& path_or_dir, bool is_train) {
   try {
     stream = open_input_stream(file, kOp, kMaxTextInputBytes);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string(e.what()) + ". HINT: " + kHint);
+    throw std::invalid_argument(std::string(e.what()) + ". HINT: " + kHint);
   }
   std::istream& in = *stream;
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/check.h"
 #include "core/files.h"
@@ -20,7 +21,7 @@ std::string read_text_file(const std::string& path, const char* op, const std::s
   try {
     return read_input_file(path, op, kMaxTextInputBytes, /*text=*/true);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string(e.what()) + ". HINT: " + hint);
+    throw std::invalid_argument(std::string(e.what()) + ". HINT: " + hint);
   }
 }
 
