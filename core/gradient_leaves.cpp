@@ -36,12 +36,11 @@ std::string stray_gradient_leaves(const std::vector<Tensor>& params, const char*
       if (count < 8) list += std::string(count ? "; " : "") + shape_str(leaf.shape) + " read by " + leaf.read_by;
       ++count;
     }
-  // A backward that reached none of these parameters was another model's: nothing to say.
-  if (count == 0 || count == g_leaves.size()) return "";
+  if (count == 0) return "";
   if (count > 8) list += "; and " + std::to_string(count - 8) + " more";
   return "[" + std::string(op) + ".step] " + std::to_string(count) + (count == 1 ? " tensor" : " tensors") +
          " received a gradient in the last backward but " + (count == 1 ? "is" : "are") +
-         " not among this optimiser's parameters, so " + (count == 1 ? "it is" : "they are") +
+         " not among the parameters of any optimiser, so " + (count == 1 ? "it is" : "they are") +
          " never updated (nor saved by Module::save): " + list +
          ". A layer not registered (register_module forgotten)? A weight replaced after construction "
          "(layer.weight = t)? Register it, or list it in the optimiser.";

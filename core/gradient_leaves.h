@@ -31,10 +31,9 @@ void record_gradient_leaves(const std::vector<NodePtr>& order);
 // The leaves the last backward pass on this thread reached, each once.
 const std::vector<ReachedLeaf>& last_backward_leaves();
 
-// "" when every leaf the last backward reached is in `params`, or none is (that backward was
-// another model's); else the message, naming each
+// "" when every leaf the last backward reached is in `params`; else the message, naming each
 // other leaf by shape and op, e.g. "[Adam.step] 1 tensor received a gradient in the last
-// backward but is not among this optimiser's parameters: (4, 3) read by linear. ..."
+// backward but is not among the parameters of any optimiser: (4, 3) read by linear. ..."
 std::string stray_gradient_leaves(const std::vector<Tensor>& params, const char* op);
 
 }  // namespace d2l

@@ -1,7 +1,9 @@
 // core/optim.cpp — SGD, Adam and gradient clipping (PyTorch's semantics).
 #include "core/optim.h"
 
+#include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <cstdio>
 #include <unordered_map>
 
@@ -12,6 +14,16 @@
 
 namespace d2l {
 
+namespace {
+// Every optimiser alive, for check_stray_leaves.
+std::mutex g_optimizers_mutex;
+std::vector<const Optimizer*> g_optimizers;
+void register_optimizer(const Optimizer* o) {
+  std::lock_guard<std::mutex> lock(g_optimizers_mutex);
+  g_optimizers.push_back(o);
+}
+}  // namespace
+
 Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::move(params)), op_(op) {
   std::unordered_map<const Node*, size_t> first;
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -20,6 +32,7 @@ Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::
     check(fresh, op, "parameter ", i, " is the same tensor as parameter ", at->second, " (shape ",
           params_[i].shape(), "): one step would move it twice; list it once (Module::parameters() does)");
   }
+  register_optimizer(this);
 }
 
 namespace {
@@ -29,9 +42,30 @@ void check_hyper(bool ok, const char* op, const char* name, const char* rule, fl
 }
 }  // namespace
 
+
+Optimizer::Optimizer(const Optimizer& other) : params_(other.params_), op_(other.op_) { register_optimizer(this); }
+
+Optimizer::~Optimizer() {
+  std::lock_guard<std::mutex> lock(g_optimizers_mutex);
+  g_optimizers.erase(std::remove(g_optimizers.begin(), g_optimizers.end(), this), g_optimizers.end());
+}
+
 void Optimizer::check_stray_leaves() {
   if (!stray_warning_.empty()) return;  // said once is enough
-  stray_warning_ = stray_gradient_leaves(params_, op_);
+  if (last_backward_leaves().empty()) return;
+  std::vector<Tensor> claimed;  // this optimiser's parameters first, then the others'
+  {
+    std::lock_guard<std::mutex> lock(g_optimizers_mutex);
+    claimed = params_;
+    for (const Optimizer* o : g_optimizers)
+      if (o != this) claimed.insert(claimed.end(), o->params_.begin(), o->params_.end());
+  }
+  // A backward that reached none of this optimiser's parameters was another model's.
+  bool mine = false;
+  for (const ReachedLeaf& leaf : last_backward_leaves())
+    for (const Tensor& p : params_) mine = mine || p.node() == leaf.node;
+  if (!mine) return;
+  stray_warning_ = stray_gradient_leaves(claimed, op_);
   if (!stray_warning_.empty()) std::fprintf(stderr, "warning: %s\n", stray_warning_.c_str());
 }
 

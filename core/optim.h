@@ -16,7 +16,11 @@ class Optimizer {
  public:
   // `op` names the optimiser in errors ("SGD", "Adam").
   Optimizer(std::vector<Tensor> params, const char* op);
-  virtual ~Optimizer() = default;
+  // Each optimiser alive is known to the others: a model split between two of them (one per
+  // part, each with its own learning rate) leaves no tensor unclaimed (check_stray_leaves).
+  Optimizer(const Optimizer& other);
+  Optimizer& operator=(const Optimizer&) = default;
+  virtual ~Optimizer();
   virtual void step() = 0;
   void zero_grad(bool set_to_none = true);  // Tensor::zero_grad on every parameter
   const std::vector<Tensor>& params() const { return params_; }
@@ -26,7 +30,8 @@ class Optimizer {
 
  protected:
   // Each step() calls it first: until it has warned once, compares the leaves the last
-  // backward reached with params() and prints "warning: ..." to stderr for the others.
+  // backward reached with the parameters of every optimiser alive and prints
+  // "warning: ..." to stderr for the others.
   void check_stray_leaves();
   std::vector<Tensor> params_;
 
