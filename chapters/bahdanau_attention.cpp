@@ -170,11 +170,22 @@ void print_cues(const std::string& sentence, const std::string& translation, con
   }
 }
 
-// One row of the exercise table.
+std::string format_fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// One row of the exercise table. Its epoch-1 column is the first epoch this run trained:
+// after --resume that is a later epoch, and the cell says which ("epoch 6: 0.218").
 void print_row(const std::string& name, const TrainSeq2SeqResult& r, const Seq2SeqScores& scores, double bleu4) {
   if (r.epoch_loss.empty())  // --load: nothing was trained in this run
     std::printf("%-40s %12s %11s %9.3f %7.3f %8.3f %11s\n", name.c_str(), "(loaded)", "-", scores.loss, bleu4,
                 scores.bleu, "-");
+  else if (r.first_epoch > 1)  // --resume: epoch 1 was trained by an earlier run; say which epoch this is
+    std::printf("%-40s %12s %11.3f %9.3f %7.3f %8.3f %11.1f\n", name.c_str(),
+                ("epoch " + std::to_string(r.first_epoch) + ": " + format_fixed(r.epoch_loss.front())).c_str(), r.loss,
+                scores.loss, bleu4, scores.bleu, r.tokens_per_sec);
   else
     std::printf("%-40s %12.3f %11.3f %9.3f %7.3f %8.3f %11.1f\n", name.c_str(), r.epoch_loss.front(), r.loss,
                 scores.loss, bleu4, scores.bleu, r.tokens_per_sec);
@@ -231,6 +242,11 @@ int main(int argc, char** argv) {
     const float lr = 0.005f;
     const DataSource source = resolve_nmt_data(seq2seq.data());
     std::printf("using data: %s\n", source.description.c_str());
+    // --save is none of the files this program reads or writes (refused before the training).
+    refuse_save_over(args, {{"--data", source.path},
+                            {"the loss figure", out + "/train_seq2seq.png"},
+                            {"the attention figure", out + "/attention.png"},
+                            {"--translate's figure", out + "/translate.png"}});
     const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
     const Vocab &src_vocab = data.src_vocab, &tgt_vocab = data.tgt_vocab;
     // An exercise's run and the book's run it is compared with both start from --seed.

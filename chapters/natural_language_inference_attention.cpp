@@ -379,6 +379,9 @@ int main(int argc, char** argv) {
                "are --grid and the size options; 0 = the section's code", 0, 3);
   args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE",
                   "FILE");
+  args.add_int("save-every", 0,
+               "also write --save after every N epochs (0: after the last only); --resume continues any of them", 0,
+               100000);
   args.add_string("load", "", "start from these parameters (same data and vocabulary); --epochs 0 to only predict",
                   "FILE");
   args.add_string("resume", "", "continue the training saved in FILE up to --epochs, exactly as if it had never stopped",
@@ -416,6 +419,13 @@ int main(int argc, char** argv) {
     // The book copies GloVe into the embedding; the bundled set brings its own vectors for that
     // (source.embeddings), used unless --embeddings names a file, or "" for the random init.
     const std::string embeddings = args.given("embeddings") ? args.get_string("embeddings") : source.embeddings;
+    // --save is none of the files this program reads or writes (refused before the training).
+    refuse_save_over(args, {{"--data's training split", source.train_path},
+                            {"--data's test split", source.test_path},
+                            {"--embeddings", embeddings},
+                            {"the training figure", out + "/train_ch13.png"},
+                            {"the alignment figure", out + "/alignment.png"},
+                            {"--premise's alignment figure", out + "/alignment_cli.png"}});
     const int64_t num_epochs = quick ? std::min<int64_t>(1, args.get_int("epochs")) : args.get_int("epochs");
     const int64_t ex = args.get_int("ex");
     check(ex != 1, "natural_language_inference_attention",
@@ -453,6 +463,9 @@ int main(int argc, char** argv) {
         {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)},
          {"train_pairs", setting_number(static_cast<double>(train_data.labels.size()))}},
         args.get_string("save"), args.get_string("resume"));
+    check(args.get_int("save-every") == 0 || !args.get_string("save").empty(), "natural_language_inference_attention",
+          "--save-every needs --save FILE: where to write the checkpoints");
+    checkpoint.set_save_every(args.get_int("save-every"));
     if (!args.get_string("load").empty()) {
       checkpoint.load(net, args.get_string("load"));
       std::cout << "loaded " << args.get_string("load") << "\n";

@@ -245,6 +245,12 @@ int main(int argc, char** argv) {
     const Shape norm_shape{32};
     const DataSource source = resolve_nmt_data(seq2seq.data());
     std::cout << "using data: " << source.description << "\n";
+    // --save is none of the files this program reads or writes (refused before the training).
+    std::vector<std::pair<std::string, std::string>> files{{"--data", source.path}};
+    for (const char* figure : {"loss.png", "encoder_self_attention.png", "decoder_self_attention.png",
+                               "decoder_encoder_attention.png", "positional_encoding.png", "head_importance.png"})
+      files.emplace_back(std::string("the figure ") + figure, out + "/" + figure);
+    refuse_save_over(args, files);
     const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
     TransformerEncoder encoder(data.src_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
                                ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout, false, pe);

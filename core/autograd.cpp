@@ -4,6 +4,8 @@
 // their messages, in core/autograd_checks.cpp.
 #include "core/autograd.h"
 
+#include "core/gradient_leaves.h"
+
 #include <atomic>
 #include <utility>
 
@@ -118,6 +120,7 @@ void run_backward(const NodePtr& root) {
       stack.pop_back();
     }
   }
+  record_gradient_leaves(order);  // for the optimisers' check (core/gradient_leaves.h)
   // Walk from the root back to the leaves: each node's gradient is complete when it runs
   // (the chain rule, summed over every path, because all later nodes have already added in).
   for (auto it = order.rbegin(); it != order.rend(); ++it) {

@@ -3,14 +3,20 @@
 #include "core/files.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <stdexcept>
 
@@ -39,14 +45,23 @@ struct Slot {
   char path[kPathMax];
 };
 Slot g_slots[kSlots];
-constexpr int kSignals[2] = {SIGINT, SIGTERM};
-struct sigaction g_previous[2];  // the dispositions before ours
+// The signals whose default action ends the program (without a core dump, or with one for
+// SIGQUIT): a save they interrupt must not leave its temporary.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1};
+constexpr int kNumSignals = sizeof kSignals / sizeof kSignals[0];
+struct sigaction g_previous[kNumSignals];  // the dispositions before ours
+
+int signal_index(int sig) {
+  for (int i = 0; i < kNumSignals; ++i)
+    if (kSignals[i] == sig) return i;
+  return 0;
+}
 
 void on_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   for (Slot& s : g_slots)
     if (s.state.load(std::memory_order_acquire) == 2) ::unlink(s.path);
-  const struct sigaction& prev = g_previous[sig == SIGINT ? 0 : 1];
+  const struct sigaction& prev = g_previous[signal_index(sig)];
   if (prev.sa_flags & SA_SIGINFO) {
     prev.sa_sigaction(sig, info, context);
   } else if (prev.sa_handler == SIG_DFL) {
@@ -63,7 +78,7 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 void install_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < kNumSignals; ++i) {
       struct sigaction now {};
       ::sigaction(kSignals[i], nullptr, &now);
       // An ignored signal stays ignored (a background job's SIGINT, nohup's SIGHUP rule).
@@ -72,8 +87,7 @@ void install_handlers() {
       struct sigaction mine {};
       mine.sa_sigaction = on_signal;
       sigemptyset(&mine.sa_mask);
-      sigaddset(&mine.sa_mask, SIGINT);
-      sigaddset(&mine.sa_mask, SIGTERM);
+      for (int sig : kSignals) sigaddset(&mine.sa_mask, sig);
       mine.sa_flags = SA_SIGINFO | SA_RESTART;
       ::sigaction(kSignals[i], &mine, nullptr);
     }
@@ -232,6 +246,140 @@ std::string RegularFileReader::read(uint64_t n, const char* what) {
     done += static_cast<uint64_t>(got);
   }
   return out;
+}
+
+// --- inputs that may be pipes -------------------------------------------------------------
+namespace {
+
+[[noreturn]] void input_fails(const char* op, const std::string& path, const std::string& why) {
+  throw std::runtime_error("[" + std::string(op) + "] " + path + ": " + why);
+}
+
+std::string mib(uint64_t bytes) {
+  return bytes < (uint64_t{1} << 20) ? std::to_string(bytes) + " bytes" : std::to_string(bytes >> 20) + " MiB";
+}
+
+// An open descriptor with its type checked; closed on destruction.
+struct Input {
+  int fd = -1;
+  struct stat st {};
+  Input(const std::string& path, const char* op) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) input_fails(op, path, std::string("cannot open: ") + std::strerror(errno));
+    if (::fstat(fd, &st) != 0) input_fails(op, path, std::string("cannot stat: ") + std::strerror(errno));
+    if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))
+      input_fails(op, path, "it is " + file_kind(st.st_mode) + ", not a file; refusing to read it");
+  }
+  ~Input() {
+    if (fd >= 0) ::close(fd);
+  }
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+};
+
+void check_regular_size(const Input& in, const std::string& path, const char* op, uint64_t max_bytes) {
+  if (static_cast<uint64_t>(in.st.st_size) > max_bytes)
+    input_fails(op, path, "it is " + mib(static_cast<uint64_t>(in.st.st_size)) + ", more than the " + mib(max_bytes) +
+                              " this reader accepts");
+}
+
+// A stream (FIFO, pipe, device): waits up to a second for data or its end, then reads in the
+// ordinary blocking way up to max_bytes.
+std::string read_stream(Input& in, const std::string& path, const char* op, uint64_t max_bytes, bool text) {
+  struct pollfd p {};
+  p.fd = in.fd;
+  p.events = POLLIN;
+  int ready;
+  do ready = ::poll(&p, 1, 1000);
+  while (ready < 0 && errno == EINTR);
+  if (ready < 0) input_fails(op, path, std::string("poll failed: ") + std::strerror(errno));
+  if (ready == 0)
+    input_fails(op, path, "it is " + file_kind(in.st.st_mode) +
+                              " and nothing arrived within a second (a FIFO with no writer?); "
+                              "pass a regular file, or start the writer first");
+  const int flags = ::fcntl(in.fd, F_GETFL);
+  if (flags >= 0) ::fcntl(in.fd, F_SETFL, flags & ~O_NONBLOCK);
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(in.fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) input_fails(op, path, std::string("read failed: ") + std::strerror(errno));
+    if (got == 0) break;
+    if (text && std::memchr(buf, '\0', static_cast<size_t>(got)))
+      input_fails(op, path, "a NUL byte at byte " +
+                                std::to_string(out.size() + static_cast<size_t>(
+                                    static_cast<const char*>(std::memchr(buf, '\0', static_cast<size_t>(got))) - buf)) +
+                                " of " + file_kind(in.st.st_mode) + ": binary data (such as /dev/zero), not text");
+    if (out.size() + static_cast<uint64_t>(got) > max_bytes)
+      input_fails(op, path, "more than " + mib(max_bytes) + " from " + file_kind(in.st.st_mode) +
+                                " (an endless device such as /dev/zero?); refusing to read on");
+    out.append(buf, static_cast<size_t>(got));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, const char* op, uint64_t max_bytes, bool text) {
+  Input in(path, op);
+  if (!S_ISREG(in.st.st_mode)) return read_stream(in, path, op, std::min(max_bytes, kMaxStreamInputBytes), text);
+  check_regular_size(in, path, op, max_bytes);
+  std::string out;
+  out.reserve(static_cast<size_t>(in.st.st_size));
+  char buf[1 << 16];
+  for (;;) {  // to the end: a file that grows while read is read as far as max_bytes
+    const ssize_t got = ::read(in.fd, buf, sizeof buf);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got < 0) input_fails(op, path, std::string("read failed: ") + std::strerror(errno));
+    if (got == 0) break;
+    if (out.size() + static_cast<uint64_t>(got) > max_bytes)
+      input_fails(op, path, "more than the " + mib(max_bytes) + " this reader accepts");
+    out.append(buf, static_cast<size_t>(got));
+  }
+  return out;
+}
+
+std::unique_ptr<std::istream> open_input_stream(const std::string& path, const char* op, uint64_t max_bytes) {
+  Input in(path, op);
+  if (!S_ISREG(in.st.st_mode))
+    return std::make_unique<std::istringstream>(
+        read_stream(in, path, op, std::min(max_bytes, kMaxStreamInputBytes), /*text=*/true));
+  check_regular_size(in, path, op, max_bytes);
+  auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*file) input_fails(op, path, std::string("cannot open: ") + std::strerror(errno));
+  return file;
+}
+
+// --- same file, room ------------------------------------------------------------------------
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  struct stat sa, sb;
+  const bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb) return false;  // one exists, the other not: two files
+  // Neither exists yet: the same name in the same folder (the folder's real path).
+  namespace fs = std::filesystem;
+  std::error_code e1, e2;
+  const fs::path pa = fs::path(a), pb = fs::path(b);
+  if (pa.filename() != pb.filename()) return false;
+  const fs::path da = fs::weakly_canonical(fs::absolute(pa).parent_path(), e1);
+  const fs::path db = fs::weakly_canonical(fs::absolute(pb).parent_path(), e2);
+  return !e1 && !e2 && da == db;
+}
+
+void check_room_for(const std::string& path, uint64_t bytes, const char* op) {
+  namespace fs = std::filesystem;
+  fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  struct statvfs vfs;
+  if (::statvfs(folder.c_str(), &vfs) != 0) cannot_write(op, path, std::string("statvfs failed: ") + std::strerror(errno));
+  const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * static_cast<uint64_t>(vfs.f_frsize);
+  // The old file is replaced only after the new one is complete: both exist for a moment.
+  if (free_bytes < bytes)
+    cannot_write(op, path, "its folder has " + std::to_string(free_bytes >> 10) + " KiB free, the model needs " +
+                               std::to_string((bytes + 1023) >> 10) + " KiB; free some space or choose another folder");
 }
 
 }  // namespace d2l

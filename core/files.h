@@ -11,10 +11,13 @@
 //   3. the temporary is renamed over the target: rename is atomic, so a reader (or a power
 //      cut) sees the old file or the new one, never a mix. Of two concurrent writers the one
 //      that renames last wins, with its own complete file.
-// While a temporary exists it is registered for removal on SIGINT/SIGTERM (see TemporaryFile),
-// so Ctrl-C in the middle of a save leaves no PATH.tmp.XXXXXX behind.
+// While a temporary exists it is registered for removal on the signals that end a program by
+// default (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1; see TemporaryFile),
+// so Ctrl-C, a closed terminal or a timer in the middle of a save leaves no PATH.tmp.XXXXXX.
 #pragma once
 #include <cstdint>
+#include <istream>
+#include <memory>
 #include <string>
 
 namespace d2l {
@@ -29,8 +32,8 @@ void check_writable_target(const std::string& path, const char* op);
 void write_file_atomically(const std::string& path, const std::string& bytes, const char* op);
 
 // A temporary file next to `target`, removed unless commit() renamed it over the target.
-// From creation to commit or removal its path is in a fixed-size registry that a SIGINT or
-// SIGTERM handler walks, unlinking every entry (unlink is async-signal-safe; the handler
+// From creation to commit or removal its path is in a fixed-size registry that a handler of
+// SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM and SIGUSR1 walks, unlinking every entry (unlink is async-signal-safe; the handler
 // allocates nothing) before the signal takes its previous course: the default action
 // re-raised, or the handler that was there before. A signal ignored when the first temporary
 // is created (a background job's SIGINT) stays ignored.
@@ -75,6 +78,33 @@ class RegularFileReader {
   int fd_ = -1;
   uint64_t size_ = 0;
 };
+
+// Reading an input that may be a pipe: a whole file, or a stream for a line reader. A regular
+// file larger than max_bytes is refused before it is read. Anything else (a FIFO, a pipe such
+// as bash's <(cat f), a device) is opened without waiting for a writer, then must offer data
+// (or its end) within a second: a FIFO nobody writes to is refused instead of hanging. It is
+// then read to its end, at most max_bytes: /dev/zero is refused, naming the file, instead of
+// filling the memory; with `text`, a stream is refused at its first NUL byte (/dev/zero at
+// once). A directory or socket is refused. Errors: std::runtime_error "[op] path: ...".
+std::string read_input_file(const std::string& path, const char* op, uint64_t max_bytes, bool text = false);
+// The same checks, for text readers that go line by line: a regular file is streamed from the
+// disk (a 1 GB table of word vectors is not held twice), anything else is read as above, as
+// text.
+std::unique_ptr<std::istream> open_input_stream(const std::string& path, const char* op, uint64_t max_bytes);
+// The bound the programs' text readers use: a corpus, an SNLI split or a matrix larger than
+// this is not what they are for.
+constexpr uint64_t kMaxTextInputBytes = uint64_t{4} << 30;  // 4 GiB
+// For streams (pipes, devices) the bound is smaller: they are read into memory whole.
+constexpr uint64_t kMaxStreamInputBytes = uint64_t{512} << 20;  // 512 MiB
+
+// The same file, not just the same spelling: two paths that exist are one file when their
+// device and inode agree (a hard link, "./m.params" and "m.params", a symbolic link); a path
+// that does not exist yet is compared by its folder's canonical path and its file name.
+bool same_file(const std::string& a, const std::string& b);
+
+// Throws std::runtime_error "[op] cannot write 'path': only N MB free ..." when the folder
+// of `path` has less than `bytes` free for this user (statvfs's f_bavail).
+void check_room_for(const std::string& path, uint64_t bytes, const char* op);
 
 // What lstat says a path is, for messages: "a regular file", "a symbolic link", "a FIFO",
 // "a character device", "a block device", "a directory", "a socket".

@@ -145,9 +145,26 @@ void Module::register_module(const std::string& name, Module& child) {
 }
 
 // --- parameter files (the format is core/param_file.cpp's) ---------------------------------
-void Module::save(const std::string& path) const { save_param_file(path, *this, {}); }
+namespace {
+void collect_hyper_parameters(const Module& m, const std::string& prefix, ModelSettings& out) {
+  for (auto& [key, value] : m.hyper_parameters()) out.emplace_back(prefix + key, value);
+  for (const auto& [name, child] : m.named_children()) collect_hyper_parameters(*child, prefix + name + ".", out);
+}
+}  // namespace
 
-void Module::load(const std::string& path) { copy_parameters(read_param_file(path, *this, {}), *this); }
+std::vector<std::pair<std::string, std::string>> module_hyper_parameters(const Module& m) {
+  ModelSettings out;
+  collect_hyper_parameters(m, "", out);
+  return out;
+}
+
+// The hyper-parameters go in the file's settings block: a file from an 8-head model has the
+// same shapes as a 4-head one, and only they tell the two apart.
+void Module::save(const std::string& path) const { save_param_file(path, *this, module_hyper_parameters(*this)); }
+
+void Module::load(const std::string& path) {
+  copy_parameters(read_param_file(path, *this, module_hyper_parameters(*this)), *this);
+}
 
 // --- printing -------------------------------------------------------------------------------
 namespace {

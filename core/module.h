@@ -54,8 +54,9 @@ class Module {
   // Parameter files (core/param_file.h): a header, every parameter's name, shape and data,
   // and a checksum. save() writes a unique temporary next to the target and renames it over
   // the target (never over a link, FIFO or device); load() checks the file's type, header,
-  // size, checksum, names, shapes and values before touching any parameter. These two record
-  // no settings; programs that do (the chapters' --save) call save_param_file directly.
+  // size, checksum, the hyper-parameters (module_hyper_parameters), names, shapes and values
+  // before touching any parameter. Programs that record more settings (the chapters' --save)
+  // call save_param_file directly.
   void save(const std::string& path) const;
   void load(const std::string& path);
 
@@ -66,6 +67,11 @@ class Module {
   virtual std::string type_name() const;
   // The layer's own settings, as nn.Module.extra_repr (Linear, Dropout, ...); "" by default.
   virtual std::string extra_repr() const { return ""; }
+  // The settings that change what the parameters mean without changing their shapes (a
+  // MultiHeadAttention's num_heads splits the same W_q into 4 or 8 heads), as key=value
+  // pairs; none by default. save() records them for every module, under its dotted name
+  // ("encoder.blks.0.attention.num_heads"), and load() refuses a file whose differ.
+  virtual std::vector<std::pair<std::string, std::string>> hyper_parameters() const { return {}; }
   const std::vector<std::pair<std::string, Module*>>& named_children() const { return children_; }
 
  protected:
@@ -87,6 +93,10 @@ class Module {
 };
 
 std::ostream& operator<<(std::ostream& os, const Module& m);  // os << m.repr()
+
+// Every module's hyper_parameters(), keys prefixed by the module's dotted name, in the order
+// named_children() walks: what Module::save records and Module::load checks.
+std::vector<std::pair<std::string, std::string>> module_hyper_parameters(const Module& m);
 
 // Every parameter by its registered dotted name, with its shape and element count, then the
 // total, as a table:

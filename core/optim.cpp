@@ -1,16 +1,30 @@
 // core/optim.cpp — SGD, Adam and gradient clipping (PyTorch's semantics).
 #include "core/optim.h"
 
+#include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <cstdio>
 #include <unordered_map>
 
 #include "core/check.h"
 #include "core/debug.h"
+#include "core/gradient_leaves.h"
 #include "core/kernels.h"
 
 namespace d2l {
 
-Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::move(params)) {
+namespace {
+// Every optimiser alive, for check_stray_leaves.
+std::mutex g_optimizers_mutex;
+std::vector<const Optimizer*> g_optimizers;
+void register_optimizer(const Optimizer* o) {
+  std::lock_guard<std::mutex> lock(g_optimizers_mutex);
+  g_optimizers.push_back(o);
+}
+}  // namespace
+
+Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::move(params)), op_(op) {
   std::unordered_map<const Node*, size_t> first;
   for (size_t i = 0; i < params_.size(); ++i) {
     check(params_[i].defined(), op, "parameter ", i, " is undefined");
@@ -18,6 +32,7 @@ Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::
     check(fresh, op, "parameter ", i, " is the same tensor as parameter ", at->second, " (shape ",
           params_[i].shape(), "): one step would move it twice; list it once (Module::parameters() does)");
   }
+  register_optimizer(this);
 }
 
 namespace {
@@ -26,6 +41,33 @@ void check_hyper(bool ok, const char* op, const char* name, const char* rule, fl
   check(ok, op, name, " must be ", rule, ", got ", value);
 }
 }  // namespace
+
+
+Optimizer::Optimizer(const Optimizer& other) : params_(other.params_), op_(other.op_) { register_optimizer(this); }
+
+Optimizer::~Optimizer() {
+  std::lock_guard<std::mutex> lock(g_optimizers_mutex);
+  g_optimizers.erase(std::remove(g_optimizers.begin(), g_optimizers.end(), this), g_optimizers.end());
+}
+
+void Optimizer::check_stray_leaves() {
+  if (!stray_warning_.empty()) return;  // said once is enough
+  if (last_backward_leaves().empty()) return;
+  std::vector<Tensor> claimed;  // this optimiser's parameters first, then the others'
+  {
+    std::lock_guard<std::mutex> lock(g_optimizers_mutex);
+    claimed = params_;
+    for (const Optimizer* o : g_optimizers)
+      if (o != this) claimed.insert(claimed.end(), o->params_.begin(), o->params_.end());
+  }
+  // A backward that reached none of this optimiser's parameters was another model's.
+  bool mine = false;
+  for (const ReachedLeaf& leaf : last_backward_leaves())
+    for (const Tensor& p : params_) mine = mine || p.node() == leaf.node;
+  if (!mine) return;
+  stray_warning_ = stray_gradient_leaves(claimed, op_);
+  if (!stray_warning_.empty()) std::fprintf(stderr, "warning: %s\n", stray_warning_.c_str());
+}
 
 void Optimizer::zero_grad(bool set_to_none) {
   for (Tensor& p : params_) p.zero_grad(set_to_none);
@@ -38,6 +80,7 @@ void SGD::validate() const { check_hyper(lr >= 0.0f && std::isfinite(lr), "SGD",
 
 void SGD::step() {
   validate();
+  check_stray_leaves();
   ProfileRegion timed("SGD.step");  // the profile's step table (D2L_PROFILE)
   for (Tensor& p : params_)
     if (const float* g = p.grad_data()) {
@@ -73,6 +116,7 @@ void Adam::validate() const {
 // is the same loop, vectorised).
 void Adam::step() {
   validate();
+  check_stray_leaves();
   ProfileRegion timed("Adam.step");  // the profile's step table (D2L_PROFILE)
   ++t_;
   const float bc1 = 1.0f - std::pow(beta1, static_cast<float>(t_));

@@ -1,5 +1,6 @@
 // core/optim.h — SGD and Adam with PyTorch's update rules, and gradient clipping.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "core/tensor.h"
@@ -15,13 +16,28 @@ class Optimizer {
  public:
   // `op` names the optimiser in errors ("SGD", "Adam").
   Optimizer(std::vector<Tensor> params, const char* op);
-  virtual ~Optimizer() = default;
+  // Each optimiser alive is known to the others: a model split between two of them (one per
+  // part, each with its own learning rate) leaves no tensor unclaimed (check_stray_leaves).
+  Optimizer(const Optimizer& other);
+  Optimizer& operator=(const Optimizer&) = default;
+  virtual ~Optimizer();
   virtual void step() = 0;
   void zero_grad(bool set_to_none = true);  // Tensor::zero_grad on every parameter
   const std::vector<Tensor>& params() const { return params_; }
+  // The warning step() printed (once) about tensors that received a gradient in the last
+  // backward but are not among params() (core/gradient_leaves.h), or "".
+  const std::string& stray_warning() const { return stray_warning_; }
 
  protected:
+  // Each step() calls it first: until it has warned once, compares the leaves the last
+  // backward reached with the parameters of every optimiser alive and prints
+  // "warning: ..." to stderr for the others.
+  void check_stray_leaves();
   std::vector<Tensor> params_;
+
+ private:
+  const char* op_;
+  std::string stray_warning_;
 };
 
 // torch.optim.SGD without momentum: p -= lr * grad.

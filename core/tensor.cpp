@@ -98,7 +98,9 @@ static Node& need(const NodePtr& n) {
   if (n == nullptr) {
     if (const char* op = current_op())
       fail(op, "an input tensor is undefined (a default-constructed Tensor handle that was never assigned)");
-    fail("Tensor", "this tensor is undefined (a default-constructed Tensor handle that was never assigned)");
+    fail("Tensor", "this tensor is undefined (a default-constructed Tensor handle that was never assigned). A "
+                   "layer's tensors that a forward creates, such as attention_weights, exist only after the layer's "
+                   "first forward: call it first");
   }
   return *n;
 }

@@ -55,6 +55,10 @@ class MultiHeadAttention : public Module {
   // weights join the parameters; `attention` stays, parameter-free and unused). Call before
   // training. attention.attention_weights still holds the last forward's weights.
   void use_additive_scoring();
+  // num_heads: what a parameter file records (Module::save), as the shapes do not show it.
+  std::vector<std::pair<std::string, std::string>> hyper_parameters() const override {
+    return {{"num_heads", std::to_string(num_heads)}};
+  }
 
   // 10.7 ex. 5: run the heads through memory_efficient_attention (core/ops.h), the same
   // result without the (batch_size * num_heads, no. of queries, no. of kv pairs) weights in

@@ -273,6 +273,10 @@ std::string apply_chapter_options(const CliArgs& args) {
 #ifdef _OPENMP
   if (args.get_int("threads") > 0) omp_set_num_threads(static_cast<int>(args.get_int("threads")));
 #endif
+  // An empty path would be read as "not given": nothing saved, a training from scratch.
+  for (const char* name : {"save", "load", "resume"})
+    if (args.has(name) && args.given(name) && args.get_string(name).empty())
+      throw std::invalid_argument(std::string("[--") + name + "] the path is empty; name a file");
   const std::string out = args.get_string("out");
   if (out.empty()) throw std::invalid_argument("[--out] must not be empty");
   std::error_code ec;
@@ -289,6 +293,18 @@ std::string apply_chapter_options(const CliArgs& args) {
   }
   if (args.has("save") && !args.get_string("save").empty()) check_writable_target(args.get_string("save"), "--save");
   return out;
+}
+
+void refuse_save_over(const CliArgs& args, const std::vector<std::pair<std::string, std::string>>& files) {
+  if (!args.has("save")) return;
+  const std::string& save = args.get_string("save");
+  if (save.empty()) return;
+  for (const auto& [role, path] : files)
+    if (same_file(save, path))
+      throw std::invalid_argument("[--save] '" + save + "' is the same file as " + role + " '" + path +
+                                  "': the model would " +
+                                  (role.rfind("--", 0) == 0 ? "replace it" : "be overwritten by it") +
+                                  "; choose another path");
 }
 
 }  // namespace d2l

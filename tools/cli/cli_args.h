@@ -140,9 +140,16 @@ std::string torch_size(const Shape& shape);
 int run_reporting_errors(const std::function<int()>& body);
 
 // Applies them: d2l::manual_seed, omp_set_num_threads (under #ifdef _OPENMP), and creates
-// the output directory. Before any training it checks that the outputs can be written: a
+// the output directory. An empty --save, --load or --resume is an error. Before any training it checks that the outputs can be written: a
 // file can be created in --out, and --save FILE (when the program has that option) is not a
 // link, FIFO, device or directory and its folder takes new files. Returns the directory.
 std::string apply_chapter_options(const CliArgs& args);
+
+// --save must not name a file the program reads or writes besides it: the model would replace
+// a corpus, or a figure written after it would replace the model. `files` holds (what, path)
+// pairs, e.g. {"--data", "fra.txt"}, {"the loss figure", "out/x/loss.png"}; compared as files
+// (core/files.h same_file), not as spellings. Throws std::invalid_argument naming both.
+// Programs call it before training, once their inputs are resolved.
+void refuse_save_over(const CliArgs& args, const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace d2l

@@ -12,6 +12,9 @@
 //                2-D is one matrix, 3-D (k, h, w) k columns, 4-D (rows, cols, h, w) the grid.
 // Exit status: 0 on success, 2 for a usage error (with the usage text), 1 for anything else;
 // errors go to stderr as "error: ..." naming the file and line.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/files.h"
 #include "tools/cli/cli_args.h"
 #include "tools/figures/figures.h"
 #include "tools/figures/heatmap_text.h"
@@ -58,17 +62,19 @@ const char* kUsage =
 
 using d2l::UsageError;
 
+// The input's bytes: through read_input_file, so a FIFO with no writer is refused within a
+// second and /dev/zero after a bound, each naming the file. 128 MiB of matrices (32 million
+// float32 values in a .npy) is far beyond what a figure can show.
+constexpr uint64_t kMaxInputBytes = uint64_t{128} << 20;
+
 std::string read_input(const std::string& path) {
   if (path == "-") {
     std::ostringstream os;
     os << std::cin.rdbuf();
     return os.str();
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
+  if (::access(path.c_str(), R_OK) != 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+  return d2l::read_input_file(path, "heatmap", kMaxInputBytes);
 }
 
 std::vector<std::string> words(const std::string& s) {
@@ -113,7 +119,9 @@ bool ends_with_npy(const std::string& path) {
 // data is read); other input is read whole and is .npy if it starts with NumPy's magic.
 d2l::HeatmapGrid read_grid(const std::string& input) {
   const std::string name = input == "-" ? "<stdin>" : input;
-  if (input != "-" && ends_with_npy(input)) {
+  struct stat st;
+  const bool regular = input != "-" && ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && ends_with_npy(input)) {
     d2l::NpyArray a = d2l::read_npy_file(input);
     return d2l::heatmap_grid(a.shape, std::move(a.values), name);
   }
@@ -165,6 +173,8 @@ int run(int argc, char** argv) {
   }
   if (!have_input) throw UsageError("no input file (use - for stdin)");
   out = output_path(out, format);
+  if (input != "-" && d2l::same_file(out, input))
+    throw UsageError("--out '" + out + "' is the input file itself: the figure would replace the data");
 
   d2l::HeatmapGrid grid = read_grid(input);
   if (rows > 0) {

@@ -18,6 +18,9 @@ Seq2SeqOptions::Seq2SeqOptions(CliArgs& args, int64_t book_epochs, int64_t quick
   args.add_string("load", "", "read parameters from FILE instead of training (same model settings and data)", "FILE");
   args.add_string("resume", "",
                   "continue the training saved in FILE up to --epochs, exactly as if it had never stopped", "FILE");
+  args.add_int("save-every", 0,
+               "also write --save after every N epochs (0: after the last only); --resume continues any of them", 0,
+               100000);
   args.add_string("translate", "", "also translate this English sentence and draw its attention");
 }
 
@@ -28,7 +31,11 @@ const std::string& Seq2SeqOptions::translate() const { return args_.get_string("
 Checkpoint Seq2SeqOptions::checkpoint(ModelSettings model, ModelSettings run) const {
   if (!args_.get_string("load").empty() && !args_.get_string("resume").empty())
     throw std::invalid_argument("--load (skip training) and --resume (continue training) exclude each other");
-  return Checkpoint(std::move(model), std::move(run), args_.get_string("save"), args_.get_string("resume"));
+  if (args_.get_int("save-every") > 0 && args_.get_string("save").empty())
+    throw std::invalid_argument("[--save-every] needs --save FILE: where to write the checkpoints");
+  Checkpoint checkpoint(std::move(model), std::move(run), args_.get_string("save"), args_.get_string("resume"));
+  checkpoint.set_save_every(args_.get_int("save-every"));
+  return checkpoint;
 }
 
 void Seq2SeqOptions::train_or_load(Module& net, Checkpoint& checkpoint,

@@ -12,8 +12,8 @@
 //     train_seq2seq(net, data, lr, num_epochs, ..., {figure_path, true, &checkpoint});
 //   });
 //
-// Options: --epochs N, --quick, --data PATH (a fra.txt), --save FILE, --load FILE (skip
-// training), --resume FILE (continue a saved training up to --epochs), --translate
+// Options: --epochs N, --quick, --data PATH (a fra.txt), --save FILE, --save-every N (write it
+// every N epochs too), --load FILE (skip training), --resume FILE (continue a saved training up to --epochs), --translate
 // "sentence" (one more sentence to translate and draw).
 #pragma once
 #include <cstdint>

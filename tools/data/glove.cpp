@@ -4,14 +4,20 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <utility>
 
 #include "core/check.h"
+#include "core/files.h"
 #include "tools/data/text.h"
 
 namespace d2l {
 
 namespace {
+
+// glove.840B.300d, the largest of GloVe's tables, is 5.6 GB.
+constexpr uint64_t kMaxEmbeddingBytes = uint64_t{8} << 30;
 
 constexpr const char* kOp = "TokenEmbedding";
 
@@ -22,10 +28,16 @@ bool is_uint(const std::string& s) {
 }  // namespace
 
 TokenEmbedding::TokenEmbedding(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  check(static_cast<bool>(in), kOp, "cannot open '", path,
-        "'. HINT: `make data` fetches the book's glove.6B.100d.zip; --embeddings FILE takes any ",
-        "GloVe text file (word v1 ... vd per line)");
+  // open_input_stream: a FIFO with no writer or /dev/zero is refused, naming the file.
+  std::unique_ptr<std::istream> stream;
+  try {
+    stream = open_input_stream(path, kOp, kMaxEmbeddingBytes);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(std::string(e.what()) +
+                             ". HINT: `make data` fetches the book's glove.6B.100d.zip; --embeddings FILE takes any "
+                             "GloVe text file (word v1 ... vd per line)");
+  }
+  std::istream& in = *stream;
   // Row 0 is '<unk>'; its zero vector is filled in once dim_ is known.
   idx_to_token.push_back("<unk>");
   std::string line;

@@ -6,10 +6,13 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <iostream>
 #include <numeric>
 
 #include "core/check.h"
+#include "core/files.h"
 #include "core/random.h"
 #include "tools/data/nmt_data.h"
 #include "tools/data/text.h"
@@ -211,8 +214,13 @@ SNLIData read_snli(const std::string& path_or_dir, bool is_train) {
           "' holds neither snli_1.0_train.txt + snli_1.0_test.txt",
           " nor train.tsv + test.tsv nor validation.tsv + test.tsv. HINT: ", kHint);
   }
-  std::ifstream in(file, std::ios::binary);
-  check(static_cast<bool>(in), kOp, "cannot open '", file, "'. HINT: ", kHint);
+  std::unique_ptr<std::istream> stream;  // a FIFO with no writer or /dev/zero is refused
+  try {
+    stream = open_input_stream(file, kOp, kMaxTextInputBytes);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(std::string(e.what()) + ". HINT: " + kHint);
+  }
+  std::istream& in = *stream;
 
   std::string line;
   int64_t lineno = 0;

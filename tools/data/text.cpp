@@ -5,8 +5,10 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/check.h"
+#include "core/files.h"
 
 namespace d2l {
 
@@ -14,12 +16,13 @@ std::string read_text_file(const std::string& path, const char* op, const std::s
   // A directory opens as a stream that reads nothing: it would pass for an empty file.
   std::error_code ec;
   check(!std::filesystem::is_directory(path, ec), op, "'", path, "' is a directory, not a file. HINT: ", hint);
-  std::ifstream in(path, std::ios::binary);
-  check(static_cast<bool>(in), op, "cannot open '", path, "'. HINT: ", hint);
-  std::ostringstream os;
-  os << in.rdbuf();
-  check(!in.bad(), op, "error while reading '", path, "'");
-  return os.str();
+  // Through read_input_file: a FIFO with no writer is refused within a second, /dev/zero
+  // after kMaxStreamInputBytes, instead of hanging or filling the memory.
+  try {
+    return read_input_file(path, op, kMaxTextInputBytes, /*text=*/true);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(std::string(e.what()) + ". HINT: " + hint);
+  }
 }
 
 bool strip_utf8_bom(std::string& s) {

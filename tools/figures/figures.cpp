@@ -135,15 +135,30 @@ std::vector<std::string> tick_labels(const std::vector<double>& ticks) {
     if (exact) break;
     ++decimals;
   }
-  std::vector<std::string> out;
-  for (double t : ticks) {
-    char buf[64];
-    if (sci) std::snprintf(buf, sizeof buf, "%.3g", t);
-    else std::snprintf(buf, sizeof buf, "%.*f", decimals, t);
-    std::string s = buf;
-    if (s[0] == '-') s = std::stod(s) == 0 ? s.substr(1) : "\u2212" + s.substr(1);  // no "−0"
-    out.push_back(s);
-  }
+  auto format = [&](int digits) {
+    std::vector<std::string> out;
+    for (double t : ticks) {
+      char buf[64];
+      if (sci) std::snprintf(buf, sizeof buf, "%.*g", digits, t);
+      else std::snprintf(buf, sizeof buf, "%.*f", digits, t);
+      std::string s = buf;
+      if (s[0] == '-') s = std::stod(s) == 0 ? s.substr(1) : "\u2212" + s.substr(1);  // no "−0"
+      out.push_back(s);
+    }
+    return out;
+  };
+  // Ticks that differ get labels that differ: a nearly constant range (1 to 1.0000001) passes
+  // the exactness test above at 0 decimals and would label every tick "1". More digits, up
+  // to what a double holds, until no two distinct ticks share a label.
+  auto distinct = [&](const std::vector<std::string>& labels) {
+    for (size_t i = 0; i < ticks.size(); ++i)
+      for (size_t j = i + 1; j < ticks.size(); ++j)
+        if (ticks[i] != ticks[j] && labels[i] == labels[j]) return false;
+    return true;
+  };
+  int digits = sci ? 3 : decimals;
+  std::vector<std::string> out = format(digits);
+  while (!distinct(out) && digits < 17) out = format(++digits);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // tools/figures/heatmap_text.cpp — the two text forms of a heatmap's matrices (see heatmap_text.h).
 #include "tools/figures/heatmap_text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -149,6 +150,13 @@ HeatmapGrid parse_heatmap_text(const std::string& raw, const std::string& name) 
   // A byte-order mark would make the first value "not a number", and a lone '\r' (old Mac
   // line ends) would join two rows into one: normalise both away first.
   const std::string text = normalize_text(raw);
+  // A NUL byte ends a number for strtof, so the values after it on the row would be dropped
+  // without a word: binary data is refused, with the line it is on.
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+    throw std::runtime_error(where(name, line) + "a NUL byte (binary data, not text; a .npy file needs its magic "
+                             "header or the .npy extension)");
+  }
   const size_t first = text.find_first_not_of(" \t\f\v\r\n");
   if (first == std::string::npos) throw std::runtime_error(name + ": empty input, no matrix to draw");
   if (text[first] == '[' || text.compare(first, 7, "tensor(") == 0) return parse_tensor(text, name);

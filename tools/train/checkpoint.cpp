@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/files.h"
 #include "tools/figures/animator.h"
 
 namespace d2l {
@@ -44,7 +45,13 @@ void Checkpoint::load(Module& net, const std::string& path) {
   state_ = std::move(contents.training);
 }
 
+uint64_t param_file_bound(const Module& net) {
+  return 12 * static_cast<uint64_t>(net.num_parameters()) + (uint64_t{1} << 20);
+}
+
 int64_t Checkpoint::resume(Module& net, Optimizer& optimizer, int64_t num_epochs, Animator* animator) {
+  // A full disk found now, not after the last epoch.
+  if (!save_path_.empty()) check_room_for(save_path_, param_file_bound(net), "--save");
   if (resume_path_.empty()) return 0;
   auto fail = [this](const std::string& why) { resume_fails(resume_path_, why); };
   // Everything is checked before anything changes.
@@ -79,22 +86,37 @@ int64_t Checkpoint::resume(Module& net, Optimizer& optimizer, int64_t num_epochs
   return done;
 }
 
-void Checkpoint::trained(const Module& net, const Optimizer& optimizer, int64_t epochs_done, const Animator* animator) {
-  reached_trainer_ = true;
+void Checkpoint::keep_state(const Optimizer& optimizer, int64_t epochs_done, const Animator* animator) {
   const auto* adam = dynamic_cast<const Adam*>(&optimizer);
   if (!adam) {
     state_.reset();  // nothing to continue from: the file holds the parameters only
-  } else {
-    TrainingState s;
-    s.epochs_done = epochs_done;
-    s.run = run_;
-    s.optimizer = adam->state();
-    s.rng = get_rng_state();  // after the last epoch: the next one's shuffle and dropout
-    if (animator)
-      for (const Series& series : animator->series()) s.curves.push_back(TrainingCurve{series.label, series.x, series.y});
-    state_ = std::move(s);
+    return;
   }
+  TrainingState s;
+  s.epochs_done = epochs_done;
+  s.run = run_;
+  s.optimizer = adam->state();
+  s.rng = get_rng_state();  // after the last epoch: the next one's shuffle and dropout
+  if (animator)
+    for (const Series& series : animator->series()) s.curves.push_back(TrainingCurve{series.label, series.x, series.y});
+  state_ = std::move(s);
+}
+
+void Checkpoint::trained(const Module& net, const Optimizer& optimizer, int64_t epochs_done, const Animator* animator) {
+  reached_trainer_ = true;
+  keep_state(optimizer, epochs_done, animator);
   save(net);
+}
+
+void Checkpoint::epoch_end(const Module& net, const Optimizer& optimizer, int64_t epochs_done, int64_t num_epochs,
+                           const Animator* animator) {
+  if (save_path_.empty() || save_every_ <= 0 || epochs_done >= num_epochs || epochs_done % save_every_ != 0) return;
+  keep_state(optimizer, epochs_done, animator);
+  const SavedFile f = save_param_file(save_path_, net, settings_, state_ ? &*state_ : nullptr);
+  std::printf("saved %s after %lld of %lld epochs (%llu bytes, checksum %016llx)\n", save_path_.c_str(),
+              static_cast<long long>(epochs_done), static_cast<long long>(num_epochs),
+              static_cast<unsigned long long>(f.bytes), static_cast<unsigned long long>(f.checksum));
+  std::fflush(stdout);
 }
 
 void Checkpoint::save(const Module& net) const {

@@ -5,7 +5,10 @@
 //
 //   Checkpoint checkpoint(settings, run, "model.params", "");      // --save, no --resume
 //   const int64_t first = checkpoint.resume(net, optimizer, num_epochs, &animator);
-//   for (int64_t epoch = first; epoch < num_epochs; ++epoch) ...
+//   for (int64_t epoch = first; epoch < num_epochs; ++epoch) {
+//     ...
+//     checkpoint.epoch_end(net, optimizer, epoch + 1, num_epochs, &animator);  // --save-every
+//   }
 //   checkpoint.trained(net, optimizer, num_epochs, &animator);     // --save happens here
 //   animator.draw();                                               // figures after the model
 //
@@ -47,7 +50,12 @@ class Checkpoint {
   // so a later save() writes it back unchanged.
   void load(Module& net, const std::string& path);
 
-  // The trainer's start. With a resume path: reads the file, checks the model's and the
+  // --save-every N: also write --save after every N-th epoch (0: only after the last), each
+  // write atomic, each file one that --resume continues.
+  void set_save_every(int64_t epochs) { save_every_ = epochs; }
+
+  // The trainer's start. With a save path, first checks that its folder has room for one
+  // file of this model (std::runtime_error "[--save] cannot write ..."). With a resume path: reads the file, checks the model's and the
   // run's settings, that it holds fewer than num_epochs epochs and Adam's hyper-parameters,
   // then sets the parameters, the optimiser, the generator and the animator's curves, prints
   // "resumed PATH after K epochs" and returns K. Without: returns 0 and changes nothing.
@@ -58,6 +66,11 @@ class Checkpoint {
   // writes the file and prints "saved PATH (N bytes, checksum X)".
   void trained(const Module& net, const Optimizer& optimizer, int64_t epochs_done, const Animator* animator);
 
+  // The end of each epoch: with --save-every N, after every N-th epoch before the last,
+  // keeps the state as trained() does and writes --save ("saved PATH after K of N epochs").
+  void epoch_end(const Module& net, const Optimizer& optimizer, int64_t epochs_done, int64_t num_epochs,
+                 const Animator* animator);
+
   // Writes --save (if given) with the parameters and the state kept by load() or trained().
   void save(const Module& net) const;
 
@@ -66,10 +79,16 @@ class Checkpoint {
   bool reached_trainer() const { return reached_trainer_; }
 
  private:
+  void keep_state(const Optimizer& optimizer, int64_t epochs_done, const Animator* animator);
   ModelSettings settings_, run_;
   std::string save_path_, resume_path_;
   std::optional<TrainingState> state_;
   bool reached_trainer_ = false;
+  int64_t save_every_ = 0;
 };
+
+// What one parameter file of `net` with Adam's state takes at most, in bytes: the weights and
+// both moments (12 bytes per value) and room for names, settings and curves.
+uint64_t param_file_bound(const Module& net);
 
 }  // namespace d2l

@@ -84,6 +84,7 @@ TrainCh13Result train_ch13(Module& net, const BatchForward& forward, SNLIDataLoa
     }
     test_acc = evaluate_accuracy(net, forward, test_iter);
     animator.add(static_cast<float>(epoch + 1), {std::nullopt, std::nullopt, static_cast<float>(test_acc)});
+    if (checkpoint) checkpoint->epoch_end(net, trainer, epoch + 1, num_epochs, &animator);  // --save-every
   }
   animator.end_progress();
   // The model first (--save), then the figure: a figure that cannot be written must not

@@ -112,6 +112,7 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
       options.checkpoint ? options.checkpoint->resume(net, optimizer, num_epochs, animator ? &*animator : nullptr) : 0;
   const int64_t bos_id = tgt_vocab["<bos>"];
   TrainSeq2SeqResult result;
+  result.first_epoch = first_epoch + 1;
   if (animator && !animator->series().empty()) {  // the points drawn before a resume (as floats)
     const Series& drawn = animator->series()[0];
     for (size_t k = 0; k < drawn.x.size(); ++k) result.curve.emplace_back(std::lround(drawn.x[k]), drawn.y[k]);
@@ -157,12 +158,19 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
       std::snprintf(speed, sizeof speed, "%.1f tokens/sec", result.tokens_per_sec);
       if (animator) animator->add(static_cast<float>(epoch + 1), {static_cast<float>(result.loss)}, speed);
     }
+    if (options.checkpoint)  // --save-every
+      options.checkpoint->epoch_end(net, optimizer, epoch + 1, num_epochs, animator ? &*animator : nullptr);
   }
   if (animator) animator->end_progress();
   // The model first (--save), then the figure: a figure that cannot be written must not
   // cost the trained model.
   if (options.checkpoint) options.checkpoint->trained(net, optimizer, num_epochs, animator ? &*animator : nullptr);
-  if (animator && !result.curve.empty()) write_figure(options.figure_path, [&] { animator->draw(); });
+  if (animator && !result.curve.empty()) {
+    write_figure(options.figure_path, [&] { animator->draw(); });
+  } else if (animator) {  // the book plots every 10 epochs: fewer leave nothing to draw
+    std::printf("no loss curve: %s gets a point every 10 epochs and this run trained %lld (train 10 or more)\n",
+                options.figure_path.c_str(), static_cast<long long>(num_epochs));
+  }
   if (options.print_result) {
     std::printf("loss %s, %.1f tokens/sec on %s\n", format_metric(result.loss).c_str(), result.tokens_per_sec,
                 device.c_str());

@@ -45,6 +45,7 @@ struct TrainSeq2SeqResult {
   double tokens_per_sec = 0;  // last epoch: Σ valid target tokens / its wall time
   std::vector<std::pair<int64_t, double>> curve;  // (epoch, loss) every 10 epochs, as plotted
   std::vector<double> epoch_loss;                  // every epoch this call trained: its loss, for tests
+  int64_t first_epoch = 1;  // the epoch epoch_loss starts at (1-based): after --resume K, K + 1
   std::vector<double> epoch_tokens_per_sec;        // and its speed, for benchmarks
 };
 
