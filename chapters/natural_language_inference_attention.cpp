@@ -26,7 +26,9 @@
 // the embedding is trained from nn.Embedding's N(0, 1) init.
 // --save FILE writes the parameters with the model's settings and the vocabulary's
 // fingerprint (--load refuses a file for other data), Adam's state and the generator:
-// --resume FILE continues the training up to --epochs as if it had never stopped.
+// --resume FILE continues the training up to --epochs as if it had never stopped. A FILE
+// ending in .safetensors holds the parameters under the book's state_dict() names with the
+// settings and the vocabulary, for PyTorch (tools/scripts/crossover_torch.py).
 // Everything after "read N examples" depends on the random init and the shuffle, so the
 // numbers differ from the book's.
 // The exercise (15.5 ex. 1, other hyper-parameters): --embed-size N, --num-hiddens N, --lr X
@@ -57,6 +59,7 @@
 #include "tools/data/snli_data.h"
 #include "tools/figures/figures.h"
 #include "tools/train/ids_tensor.h"
+#include "tools/data/vocab_tokens.h"
 #include "tools/train/checkpoint.h"
 #include "tools/train/predict_snli.h"
 #include "tools/train/train_ch13.h"
@@ -202,7 +205,7 @@ int main(int argc, char** argv) {
   args.add_string("premise", "", "a premise to classify and draw, e.g. \"a man is sleeping .\"");
   args.add_string("hypothesis", "", "its hypothesis (needs --premise)");
   args.add_flag("quick", "1 epoch on at most 1024 training and 512 test pairs (CI)");
-  args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE",
+  args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE (FILE.safetensors: the parameters and settings in that format, for PyTorch)",
                   "FILE");
   args.add_string("load", "", "start from these parameters (same data and vocabulary); --epochs 0 to only predict",
                   "FILE");
@@ -265,6 +268,7 @@ int main(int argc, char** argv) {
         {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)},
          {"train_pairs", setting_number(static_cast<double>(train_data.labels.size()))}},
         args.get_string("save"), args.get_string("resume"));
+    checkpoint.set_safetensors_metadata({{"vocab.tokens", vocab_tokens_json(vocab)}});
     if (!args.get_string("load").empty()) {
       checkpoint.load(net, args.get_string("load"));
       std::cout << "loaded " << args.get_string("load") << "\n";
