@@ -218,7 +218,6 @@ std::string format_safetensors(const std::vector<SafetensorsTensor>& tensors, co
     for (size_t i = 0; i < metadata.size(); ++i) {
       utf8(metadata[i].first, "a metadata key");
       utf8(metadata[i].second, "a metadata value");
-      if (metadata[i].first == "__metadata__") throw std::invalid_argument("[safetensors] a metadata key cannot be '__metadata__'");
       for (size_t j = 0; j < i; ++j)
         if (metadata[j].first == metadata[i].first)
           throw std::invalid_argument("[safetensors] metadata key '" + metadata[i].first + "' appears twice");
@@ -230,7 +229,7 @@ std::string format_safetensors(const std::vector<SafetensorsTensor>& tensors, co
   for (size_t i = 0; i < tensors.size(); ++i) {
     const SafetensorsTensor& t = tensors[i];
     utf8(t.name, "a tensor name");
-    if (t.name.empty() || t.name == "__metadata__")
+    if (t.name == "__metadata__")
       throw std::invalid_argument("[safetensors] a tensor cannot be named '" + t.name + "'");
     for (size_t j = 0; j < i; ++j)
       if (tensors[j].name == t.name) throw std::invalid_argument("[safetensors] tensor name '" + t.name + "' appears twice");

@@ -59,8 +59,8 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
 SafetensorsFile read_safetensors(const std::string& path, uint64_t max_bytes = uint64_t(1) << 34);
 
 // The bytes of a file holding every tensor as F32 (dtype is ignored) and the metadata.
-// Throws std::invalid_argument on a duplicate or empty name, a metadata key "__metadata__",
-// or names, keys or values that are not valid UTF-8.
+// Throws std::invalid_argument on a duplicate name or key, a tensor named "__metadata__",
+// values that do not fill the shape, or names, keys or values that are not valid UTF-8.
 std::string format_safetensors(const std::vector<SafetensorsTensor>& tensors, const SafetensorsMetadata& metadata);
 // format_safetensors, then write_file_atomically (no half-written file, ever).
 void write_safetensors(const std::string& path, const std::vector<SafetensorsTensor>& tensors,

@@ -90,6 +90,16 @@ def write_safetensors(path, tensors, meta, dtype='F32'):
 
 # ------------------------------------------------------------- the models
 
+def vocab_fingerprint(tokens):
+    """Our settings' "N tokens, fnv1a H": FNV-1a 64 over each token's u64 length and bytes."""
+    h = 1469598103934665603
+    for t in tokens:
+        b = t.encode('utf-8')
+        for c in struct.pack('<Q', len(b)) + b:
+            h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return f'{len(tokens)} tokens, fnv1a {h:016x}'
+
+
 def vocab_from(tokens):
     v = d2l.Vocab()
     v.idx_to_token = list(tokens)
@@ -272,13 +282,37 @@ def from_torch(args):
     return report(*compare(our_outputs(args.out), torch_outputs(meta, net, vocabs), args.tol), args.tol)
 
 
+def fit_fixture(meta, net, vocabs):
+    """A few hundred Adam steps on the inputs the fixture is run on, so that its outputs are
+    the book's translations and distinct labels rather than an untrained model's repeats."""
+    torch.manual_seed(1)
+    if meta['model'] == 'decomposable_attention':
+        (vocab,) = vocabs
+        labels = [1, 0, 2, 1]  # contradiction, entailment, neutral, contradiction
+        trainer = torch.optim.Adam(net.parameters(), lr=0.01)
+        net.train()
+        for _ in range(100):
+            for (p, q), y in zip(NLI_PAIRS, labels):
+                trainer.zero_grad()
+                out = net([torch.tensor(vocab[p.split()]).reshape(1, -1), torch.tensor(vocab[q.split()]).reshape(1, -1)])
+                torch.nn.functional.cross_entropy(out, torch.tensor([y])).backward()
+                trainer.step()
+        return
+    src, tgt = vocabs
+    n = int(meta['num_steps'])
+    src_array, src_valid = d2l.build_array_nmt([e.split(' ') for e in ENGS], src, n)
+    tgt_array, tgt_valid = d2l.build_array_nmt([f.split(' ') for f in FRAS], tgt, n)
+    d2l.train_seq2seq(net, d2l.load_array((src_array, src_valid, tgt_array, tgt_valid), 4), 0.01, 300, tgt)
+
+
 def fixtures(args):
-    """Small models with PyTorch's own init, stored in three dtypes, and their outputs."""
+    """Small models trained by PyTorch on their inputs, stored in three dtypes, and their outputs."""
     os.makedirs(args.out, exist_ok=True)
     src = ['<unk>', '<pad>', '<bos>', '<eos>', '.', 'i', 'go', 'lost', "he's", 'calm', "i'm", 'home']
-    tgt = ['<unk>', '<pad>', '<bos>', '<eos>', '.', '!', 'va', "j'ai", 'perdu', 'il', 'est', 'calme', 'je', 'suis']
+    tgt = ['<unk>', '<pad>', '<bos>', '<eos>', '.', '!', 'va', "j'ai", 'perdu', 'il', 'est', 'calme', 'je', 'suis', 'chez', 'moi']
     words = ['<unk>', '<pad>', '.', 'a', 'he', 'is', 'good', 'bad', 'man', 'woman', 'playing', 'sleeping']
     common = {'format': 'pt', 'num_steps': '6', 'dropout': '0.1',
+              'src_vocab': vocab_fingerprint(src), 'tgt_vocab': vocab_fingerprint(tgt),
               'src_vocab.tokens': json.dumps(src, separators=(',', ':')),
               'tgt_vocab.tokens': json.dumps(tgt, separators=(',', ':'))}
     models = [
@@ -288,11 +322,13 @@ def fixtures(args):
                                      ffn_num_hiddens='16', key_size='8', query_size='8', value_size='8')),
         ('decomposable_attention', 'F64', {'format': 'pt', 'model': 'decomposable_attention', 'embed_size': '6',
                                            'num_hiddens': '8', 'num_steps': '50', 'mask_pad': '0',
+                                           'vocab': vocab_fingerprint(words),
                                            'vocab.tokens': json.dumps(words, separators=(',', ':'))}),
     ]
     for name, dtype, meta in models:
         torch.manual_seed(0)
         net, vocabs = build(meta)
+        fit_fixture(meta, net, vocabs)
         # The weights as the file stores them, so both sides compute with the same values.
         with torch.no_grad():
             for p in net.parameters():
