@@ -21,6 +21,15 @@
 // read_safetensors_params checks the settings, every name and shape and that every value is
 // finite before returning anything (see core/param_file.h for the same rules on our own
 // format). The file's extension picks the format: is_safetensors_path.
+//
+// Names and layouts: no chapter model's name or layout differs from the book's, so nothing is
+// converted on the way. Linear weights are (out_features, in_features) as nn.Linear's, GRU
+// weights weight_ih_l{k} (3h, in) with the gates in PyTorch's order r, z, n, Embedding
+// (vocab, embed), LayerNorm weight and bias; the Transformer's blocks are "blks.block{i}" as
+// the book's add_module names them, and the NLI model's MLPs number their layers as its
+// nn.Sequential ("attend.f.1.weight", "aggregate.h.4.weight"). The book's sinusoidal
+// PositionalEncoding keeps P as a plain attribute, outside state_dict(); here it is no
+// parameter either, so neither file holds it.
 #pragma once
 #include <cstdint>
 #include <string>
