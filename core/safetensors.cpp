@@ -50,17 +50,21 @@ constexpr const char* kOther[] = {"BOOL", "U8", "I8", "I16", "U16", "I32", "U32"
 // The values of one tensor, converted from its little-endian bytes.
 std::vector<float> convert(const std::string& dtype, const unsigned char* p, uint64_t n) {
   std::vector<float> v(n);
-  for (uint64_t i = 0; i < n; ++i) {
-    if (dtype == "F32") {
+  if (dtype == "F32") {
+    for (uint64_t i = 0; i < n; ++i) {
       const uint32_t b = static_cast<uint32_t>(p[4 * i]) | static_cast<uint32_t>(p[4 * i + 1]) << 8 |
                          static_cast<uint32_t>(p[4 * i + 2]) << 16 | static_cast<uint32_t>(p[4 * i + 3]) << 24;
       std::memcpy(&v[i], &b, 4);
-    } else if (dtype == "F16") {
-      v[i] = half_to_float(static_cast<uint16_t>(p[2 * i] | p[2 * i + 1] << 8));
-    } else if (dtype == "BF16") {  // the top half of a float
+    }
+  } else if (dtype == "F16") {
+    for (uint64_t i = 0; i < n; ++i) v[i] = half_to_float(static_cast<uint16_t>(p[2 * i] | p[2 * i + 1] << 8));
+  } else if (dtype == "BF16") {  // the top half of a float
+    for (uint64_t i = 0; i < n; ++i) {
       const uint32_t b = static_cast<uint32_t>(p[2 * i] | p[2 * i + 1] << 8) << 16;
       std::memcpy(&v[i], &b, 4);
-    } else {  // F64, rounded to the nearest float (inf beyond the float range)
+    }
+  } else {  // F64, rounded to the nearest float (inf beyond the float range)
+    for (uint64_t i = 0; i < n; ++i) {
       const uint64_t b = le_u64(p + 8 * i);
       double d;
       std::memcpy(&d, &b, 8);
