@@ -58,7 +58,7 @@ struct SafetensorsFile {
   std::vector<SafetensorsTensor> tensors;  // in the header's order
 };
 
-// The format's own limit on the header, and the byte order of a file.
+// The format's own limit on the header size.
 constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
 
 // Parses a whole file held in memory; `path` names it in errors, which are
