@@ -2,7 +2,7 @@
 """Crossing over to PyTorch and back: the chapters' models as safetensors files.
 
 The book's PyTorch models are built by the project's own PyTorch mirrors in
-tools/bench/ (bahdanau_torch.py, transformer_torch.py, nli_torch.py, helpers
+tools/bench/ (10.2's NWKernelRegression below) (bahdanau_torch.py, transformer_torch.py, nli_torch.py, helpers
 in torch_common.py), with the book's state_dict() names, which are also the
 names our models register: a file loads on either side without renaming.
 safetensors is read and written here with json and struct only. Needs
@@ -25,7 +25,8 @@ after `make` (it runs build/tools/crossover, which prints our outputs as JSON).
 Compared: translations of the book's four sentences (exactly) and every
 attention weight of every decoding step (and, for 10.7, the encoder's
 self-attention) within --tol; for 15.5 the predictions (exactly), the logits
-and both soft alignments within --tol. Exit status 1 when anything differs.
+and both soft alignments within --tol; for 10.2 (nadaraya_watson --save) w, the
+predictions and the attention weights on fixed inputs within --tol. Exit status 1 when anything differs.
 """
 import argparse
 import json
@@ -107,9 +108,23 @@ def vocab_from(tokens):
     return v
 
 
+class NWKernelRegression(torch.nn.Module):
+    """10.2's parametric attention pooling, as the book writes it."""
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.rand((1,), requires_grad=True))
+
+    def forward(self, queries, keys, values):
+        queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]))
+        self.attention_weights = torch.nn.functional.softmax(-((queries - keys) * self.w) ** 2 / 2, dim=1)
+        return torch.bmm(self.attention_weights.unsqueeze(1), values.unsqueeze(-1)).reshape(-1)
+
+
 def build(meta):
     """The book's PyTorch model for a file's metadata, and its vocabularies."""
     kind = meta['model']
+    if kind == 'nadaraya_watson':
+        return NWKernelRegression(), ()
     for variant in ('rnn', 'scoring', 'pe'):
         if variant in meta:
             raise SystemExit(f'an exercise variant ({variant}={meta[variant]}): only the book\'s models cross over')
@@ -143,6 +158,13 @@ def torch_outputs(meta, net, vocabs, sentences=ENGS):
     """What build/tools/crossover prints, computed by PyTorch."""
     net.eval()
     results = []
+    if meta['model'] == 'nadaraya_watson':  # the inputs of tools/train/crossover.cpp
+        q = torch.arange(10, dtype=torch.float32) * 0.5
+        k = 0.3 + 0.6 * torch.arange(8, dtype=torch.float32)
+        v = 2 * torch.sin(k) + k ** 0.8
+        with torch.no_grad():
+            y = net(q, k.repeat(10, 1), v.repeat(10, 1))
+        return {'results': [{'w': as_json(net.w), 'prediction': as_json(y), 'attention': as_json(net.attention_weights)}]}
     if meta['model'] == 'decomposable_attention':
         (vocab,) = vocabs
         attend = net.attend
@@ -212,6 +234,10 @@ def compare(ours, theirs, tol):
                     tensors(x, y, f'step {s} attention {k}')
             for k, (x, y) in enumerate(zip(o.get('encoder', []), t.get('encoder', []))):
                 tensors(x, y, f'encoder block {k} self-attention')
+        elif 'w' in o:
+            print(f'w = {o["w"]["data"][0]:.6g} here, {t["w"]["data"][0]:.6g} in PyTorch')
+            for key in ('w', 'prediction', 'attention'):
+                tensors(o[key], t[key], key)
         else:
             same = o['prediction'] == t['prediction']
             print(f'{o["premise"]} / {o["hypothesis"]} => here: {o["prediction"]}, PyTorch: {t["prediction"]}'
@@ -242,6 +268,22 @@ def to_torch(args):
 
 def train_torch(meta, net, vocabs, epochs, data_path):
     """The book's training of this model, in PyTorch, on the data with the file's vocabularies."""
+    if meta['model'] == 'nadaraya_watson':  # 10.2's data and loop: 50 points, SGD lr 0.5
+        n_train = 50
+        x_train, _ = torch.sort(torch.rand(n_train) * 5)
+        y_train = 2 * torch.sin(x_train) + x_train ** 0.8 + torch.normal(0.0, 0.5, (n_train,))
+        X_tile, Y_tile = x_train.repeat((n_train, 1)), y_train.repeat((n_train, 1))
+        mask = (1 - torch.eye(n_train)).type(torch.bool)
+        keys, values = X_tile[mask].reshape((n_train, -1)), Y_tile[mask].reshape((n_train, -1))
+        loss = torch.nn.MSELoss(reduction='none')
+        trainer = torch.optim.SGD(net.parameters(), lr=0.5)
+        for epoch in range(epochs):
+            trainer.zero_grad()
+            l = loss(net(x_train, keys, values), y_train) / 2
+            l.sum().backward()
+            trainer.step()
+            print(f'epoch {epoch + 1}, loss {float(l.sum()):.6f}')
+        return
     if meta['model'] == 'decomposable_attention':
         (vocab,) = vocabs
         dataset = d2l.SNLIDataset(d2l.read_snli(data_path), int(meta['num_steps']), vocab, tokenize=str.split)

@@ -2,6 +2,7 @@
 // the header).
 #include "tools/train/crossover.h"
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "core/ops.h"
 #include "core/safetensors.h"
 #include "layers/bahdanau_attention.h"
+#include "layers/nadaraya_watson.h"
 #include "layers/natural_language_inference_attention.h"
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
@@ -115,7 +117,21 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
   const std::string kind = meta(m, "model", path);
   if (sentences.empty()) sentences = {"go .", "i lost .", "he's calm .", "i'm home ."};
 
-  if (kind == "bahdanau_attention") {
+  if (kind == "nadaraya_watson") {
+    // 10.2: 10 test inputs 0, 0.5, ..., 4.5 attending to 8 keys 0.3, 0.9, ..., 4.5 with values
+    // 2 sin x + x^0.8 (the section's function, without noise): fixed, so both sides agree.
+    NWKernelRegression net;
+    load_into(net, path, m);
+    std::vector<float> q, k, v;
+    for (int i = 0; i < 10; ++i) q.push_back(0.5f * static_cast<float>(i));
+    for (int i = 0; i < 8; ++i) k.push_back(0.3f + 0.6f * static_cast<float>(i));
+    for (float x : k) v.push_back(2.0f * std::sin(x) + std::pow(x, 0.8f));
+    const Tensor keys = repeat(tensor(k, {1, 8}), {10, 1}), values = repeat(tensor(v, {1, 8}), {10, 1});
+    NoGrad no_grad;
+    const Tensor y = net(tensor(q, {10}), keys, values);
+    out << "{\"results\":[{\"w\":" << json_tensor(net.w) << ",\"prediction\":" << json_tensor(y)
+        << ",\"attention\":" << json_tensor(net.attention_weights) << "}]}\n";
+  } else if (kind == "bahdanau_attention") {
     refuse_variants(m, path, {"rnn", "scoring"});
     const Vocab src = vocab_of(m, "src_vocab", path), tgt = vocab_of(m, "tgt_vocab", path);
     const int64_t embed = meta_int(m, "embed_size", path), hiddens = meta_int(m, "num_hiddens", path),
@@ -171,7 +187,7 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
     out << "]}\n";
   } else {
     throw std::runtime_error("[crossover] " + path + ": model '" + kind +
-                             "' is none of bahdanau_attention, transformer, decomposable_attention");
+                             "' is none of nadaraya_watson, bahdanau_attention, transformer, decomposable_attention");
   }
 }
 

@@ -11,9 +11,11 @@
 //   15.5        {"results": [{"premise", "hypothesis", "prediction", "logits", "beta",
 //               "alpha"}, ...]} for the book's example and three more pairs; beta is the
 //               softmax over the hypothesis of e (1, m, n), alpha over the premise (1, n, m)
+//   10.2        {"results": [{"w", "prediction", "attention"}]}: NWKernelRegression on 10
+//               queries 0, 0.5, ..., 4.5 and 8 keys 0.3, 0.9, ..., 4.5 with values 2 sin x + x^0.8
 // A tensor is {"shape": [...], "data": [...]} with 9 significant digits (the float exactly).
 //
-// The model is rebuilt from the file's __metadata__ alone: its "model" (bahdanau_attention,
+// The model is rebuilt from the file's __metadata__ alone: its "model" (nadaraya_watson, bahdanau_attention,
 // transformer, decomposable_attention), hyper-parameters and vocabularies' tokens, whose
 // fingerprints must equal the recorded ones. The book's settings only: a file of an
 // exercise's variant (an LSTM, other scoring, learned positions, masked <pad>) is refused.
