@@ -3,8 +3,9 @@
 
 The book's PyTorch models are built by the project's own PyTorch mirrors in
 tools/bench/ (bahdanau_torch.py, transformer_torch.py, nli_torch.py, helpers
-in torch_common.py; 10.2's NWKernelRegression is written below), with the book's state_dict() names, which are also the
-names our models register: a file loads on either side without renaming.
+in torch_common.py; 10.2's NWKernelRegression is written below), with the
+book's state_dict() names, which are also the names our models register: a
+file loads on either side without renaming.
 safetensors is read and written here with json and struct only. Needs
 /usr/bin/python3 with Debian's python3-torch; run from the repository root
 after `make` (it runs build/tools/crossover, which prints our outputs as JSON).
