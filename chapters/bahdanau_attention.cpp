@@ -21,6 +21,9 @@
 //   bahdanau_attention --load model.params --translate "i'm cold ."
 //   bahdanau_attention --epochs 100 --save half.params
 //   bahdanau_attention --resume half.params --save model.params     # epochs 101..250
+// A FILE ending in .safetensors is read and written in that format instead: the parameters
+// under the book's state_dict() names, the settings and both vocabularies in __metadata__,
+// for PyTorch to load (tools/scripts/crossover_torch.py); no training state, so no --resume.
 // Everything after the shape check depends on the random init and the shuffle, so the
 // loss, the translations and the heatmap differ from the book's run in their details.
 // Run time: about a minute for 250 epochs on 2 cores (--quick: 10 epochs, a few seconds).
@@ -56,6 +59,7 @@
 #include "tools/data/nmt_data.h"
 #include "tools/data/text.h"
 #include "tools/figures/figures.h"
+#include "tools/data/vocab_tokens.h"
 #include "tools/train/checkpoint.h"
 #include "tools/train/train_seq2seq.h"
 
@@ -267,6 +271,8 @@ int main(int argc, char** argv) {
     if (!setting.loss_mask) run_settings.push_back({"loss_mask", "off"});
     if (!setting.teacher_forcing) run_settings.push_back({"teacher_forcing", "off"});
     Checkpoint checkpoint = seq2seq.checkpoint(model_settings, run_settings);
+    checkpoint.set_safetensors_metadata({{"src_vocab.tokens", vocab_tokens_json(src_vocab)},
+                                         {"tgt_vocab.tokens", vocab_tokens_json(tgt_vocab)}});
     TrainSeq2SeqResult trained;
     seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {
       TrainSeq2SeqOptions options{out + "/train_seq2seq.png", true, &checkpoint};

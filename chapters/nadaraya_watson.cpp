@@ -12,6 +12,8 @@
 // Data: generated. Randomness: the training data and the initial w come from the seeded
 // generator, so the losses and curves differ from the book's (PyTorch's generator) while
 // keeping their shape. Run time: well under a second.
+// --save FILE writes the trained w (FILE.safetensors: as the book's state_dict(), {"w": (1,)},
+// for PyTorch's load_state_dict); --load FILE reads it instead of training.
 //
 // Exercises (--ex N runs exercise N of the section instead of the section's code; each
 // trains for --epochs, --quick or not, in well under a second):
@@ -48,6 +50,7 @@
 #include "tools/cli/cli_args.h"
 #include "tools/cli/exercises.h"
 #include "tools/figures/figures.h"
+#include "tools/train/checkpoint.h"
 
 using namespace d2l;
 
@@ -338,6 +341,8 @@ int main(int argc, char** argv) {
   args.add_int("epochs", 5, "training epochs of the parametric model (the book: 5)", 1, 100000);
   args.add_float("lr", 0.5, "SGD learning rate (the book: 0.5)", 0.0, 100.0);
   args.add_flag("quick", "one epoch (for CI); the exercises (--ex) ignore it, they take well under a second");
+  args.add_string("save", "", "write the trained parameter w to FILE (.params, or .safetensors for PyTorch)", "FILE");
+  args.add_string("load", "", "read w from FILE (.params or .safetensors) instead of training", "FILE");
   // At most 2000: training builds (n, n - 1) key and value tables, a few of them at once.
   args.add_int("n-train", 50, "training points (the book: 50); --ex 1 compares 50 with this many, 500 unless given",
                2, 2000);
@@ -403,7 +408,16 @@ int main(int argc, char** argv) {
     // ------------------------------------------------------------------------------------
     print_banner("带参数注意力汇聚：训练模型 / Parametric Attention Pooling: Training");
     NWKernelRegression net;  // w ~ U[0, 1): depends on the seed
-    const std::vector<float> losses = train_pooling(net, data, num_epochs, lr);
+    // --save and --load: the model has no settings beyond its kind (w is a scalar).
+    Checkpoint checkpoint({{"model", "nadaraya_watson"}}, {}, args.get_string("save"));
+    std::vector<float> losses;
+    if (!args.get_string("load").empty()) {
+      checkpoint.load(net, args.get_string("load"));
+      std::printf("loaded %s (training skipped): w = %g\n", args.get_string("load").c_str(), net.w.item());
+    } else {
+      losses = train_pooling(net, data, num_epochs, lr);
+    }
+    checkpoint.save(net);
     std::vector<float> epochs;
     for (size_t e = 1; e <= losses.size(); ++e) epochs.push_back(static_cast<float>(e));
     // The book draws this curve with d2l.Animator; with its own per-epoch print above, the
@@ -412,8 +426,10 @@ int main(int argc, char** argv) {
     loss_opt.xlabel = "epoch";
     loss_opt.ylabel = "loss";
     loss_opt.xlim = {1.0f, static_cast<float>(std::max<int64_t>(num_epochs, 2))};
-    plot(epochs, {losses}, loss_opt, out + "/loss.png");
-    print_saved(out + "/loss.png");
+    if (!losses.empty()) {
+      plot(epochs, {losses}, loss_opt, out + "/loss.png");
+      print_saved(out + "/loss.png");
+    }
 
     // ------------------------------------------------------------------------------------
     print_banner("带参数注意力汇聚：预测 / Parametric Attention Pooling: Prediction");

@@ -26,7 +26,9 @@
 // the embedding is trained from nn.Embedding's N(0, 1) init.
 // --save FILE writes the parameters with the model's settings and the vocabulary's
 // fingerprint (--load refuses a file for other data), Adam's state and the generator:
-// --resume FILE continues the training up to --epochs as if it had never stopped.
+// --resume FILE continues the training up to --epochs as if it had never stopped. A FILE
+// ending in .safetensors holds the parameters under the book's state_dict() names with the
+// settings and the vocabulary, for PyTorch (tools/scripts/crossover_torch.py).
 // Everything after "read N examples" depends on the random init and the shuffle, so the
 // numbers differ from the book's.
 // The exercise (15.5 ex. 1, other hyper-parameters): --embed-size N, --num-hiddens N, --lr X
@@ -69,6 +71,7 @@
 #include "tools/data/snli_data.h"
 #include "tools/figures/figures.h"
 #include "tools/train/ids_tensor.h"
+#include "tools/data/vocab_tokens.h"
 #include "tools/train/checkpoint.h"
 #include "tools/train/predict_snli.h"
 #include "tools/train/train_ch13.h"
@@ -377,7 +380,7 @@ int main(int argc, char** argv) {
                "hypotheses with their words permuted); 3 = a graded similarity in [0, 1] (a regression variant "
                "trained on a proxy target: entailment 1, neutral 0.5, contradiction 0); 1 = other hyper-parameters "
                "are --grid and the size options; 0 = the section's code", 0, 3);
-  args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE",
+  args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE (FILE.safetensors: the parameters and settings in that format, for PyTorch)",
                   "FILE");
   args.add_int("save-every", 0,
                "also write --save after every N epochs (0: after the last only); --resume continues any of them", 0,
@@ -466,6 +469,7 @@ int main(int argc, char** argv) {
     check(args.get_int("save-every") == 0 || !args.get_string("save").empty(), "natural_language_inference_attention",
           "--save-every needs --save FILE: where to write the checkpoints");
     checkpoint.set_save_every(args.get_int("save-every"));
+    checkpoint.set_safetensors_metadata({{"vocab.tokens", vocab_tokens_json(vocab)}});
     if (!args.get_string("load").empty()) {
       checkpoint.load(net, args.get_string("load"));
       std::cout << "loaded " << args.get_string("load") << "\n";

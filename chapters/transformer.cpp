@@ -10,7 +10,9 @@
 //   out/transformer/decoder_encoder_attention.png   2×4 grids, one heatmap per layer and head
 // Data: --data, else data/fra-eng/fra.txt (make data), else chapters/data/fra-eng-small.txt.
 // --save FILE / --load FILE / --resume FILE as in 10.4 (tools/cli/seq2seq_options.h): the
-// file records the model's settings and vocabularies, Adam's state and the generator.
+// file records the model's settings and vocabularies, Adam's state and the generator; a
+// FILE ending in .safetensors holds the parameters under the book's state_dict() names with
+// the settings and vocabularies, for PyTorch (tools/scripts/crossover_torch.py).
 // Run time: a few minutes on two cores (--quick: seconds). Everything after the shape
 // demos depends on the random init, so numbers differ from the book's in the last digits.
 //
@@ -52,6 +54,7 @@
 #include "tools/data/nmt_data.h"
 #include "tools/figures/animator.h"
 #include "tools/figures/figures.h"
+#include "tools/data/vocab_tokens.h"
 #include "tools/train/checkpoint.h"
 #include "tools/train/train_seq2seq.h"
 
@@ -277,6 +280,8 @@ int main(int argc, char** argv) {
     if (pe != "sinusoidal") model_settings.push_back({"pe", pe});
     Checkpoint checkpoint =
         seq2seq.checkpoint(model_settings, {{"batch_size", setting_number(batch_size)}, {"lr", setting_number(lr)}});
+    checkpoint.set_safetensors_metadata({{"src_vocab.tokens", vocab_tokens_json(data.src_vocab)},
+                                         {"tgt_vocab.tokens", vocab_tokens_json(data.tgt_vocab)}});
     TrainSeq2SeqResult trained;
     const auto train_start = std::chrono::steady_clock::now();
     seq2seq.train_or_load(net, checkpoint, [&](int64_t num_epochs) {

@@ -13,7 +13,7 @@ Seq2SeqOptions::Seq2SeqOptions(CliArgs& args, int64_t book_epochs, int64_t quick
   args.add_flag("quick", std::to_string(quick_epochs) + " epochs: a smoke test");
   args.add_string("data", "", "fra.txt to train on (default: data/fra-eng/fra.txt, else the bundled corpus)",
                   "PATH");
-  args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE",
+  args.add_string("save", "", "write the trained parameters, the model's settings and the training state to FILE (FILE.safetensors: the parameters and settings in that format, for PyTorch)",
                   "FILE");
   args.add_string("load", "", "read parameters from FILE instead of training (same model settings and data)", "FILE");
   args.add_string("resume", "",

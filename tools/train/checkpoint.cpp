@@ -40,7 +40,9 @@ Checkpoint::Checkpoint(ModelSettings settings, ModelSettings run, std::string sa
       resume_path_(std::move(resume_path)) {}
 
 void Checkpoint::load(Module& net, const std::string& path) {
-  ParamFileContents contents = read_param_file(path, net, settings_);
+  // The extension picks the format (core/safetensors.h).
+  ParamFileContents contents =
+      is_safetensors_path(path) ? read_safetensors_params(path, net, settings_) : read_param_file(path, net, settings_);
   copy_parameters(contents, net);
   state_ = std::move(contents.training);
 }
@@ -54,6 +56,8 @@ int64_t Checkpoint::resume(Module& net, Optimizer& optimizer, int64_t num_epochs
   if (!save_path_.empty()) check_room_for(save_path_, param_file_bound(net), "--save");
   if (resume_path_.empty()) return 0;
   auto fail = [this](const std::string& why) { resume_fails(resume_path_, why); };
+  if (is_safetensors_path(resume_path_))
+    fail("a safetensors file holds parameters only, no optimiser or generator state: --load it, or --resume a .params file");
   // Everything is checked before anything changes.
   ParamFileContents contents = read_param_file(resume_path_, net, settings_);
   if (!contents.training)
@@ -121,6 +125,12 @@ void Checkpoint::epoch_end(const Module& net, const Optimizer& optimizer, int64_
 
 void Checkpoint::save(const Module& net) const {
   if (save_path_.empty()) return;
+  if (is_safetensors_path(save_path_)) {  // the parameters and settings only (core/safetensors.h)
+    const SavedFile f = save_safetensors_params(save_path_, net, settings_, metadata_);
+    std::printf("saved %s (%llu bytes, safetensors)\n", save_path_.c_str(), static_cast<unsigned long long>(f.bytes));
+    std::fflush(stdout);
+    return;
+  }
   const SavedFile f = save_param_file(save_path_, net, settings_, state_ ? &*state_ : nullptr);
   // The size and checksum describe this run's file: with another program saving to the same
   // path at the same time, the file there is the one whose "saved" line matches it.

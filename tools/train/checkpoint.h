@@ -20,10 +20,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/module.h"
 #include "core/optim.h"
 #include "core/param_file.h"
+#include "core/safetensors.h"
 #include "tools/data/vocab.h"
 
 namespace d2l {
@@ -74,6 +76,13 @@ class Checkpoint {
   // Writes --save (if given) with the parameters and the state kept by load() or trained().
   void save(const Module& net) const;
 
+  // safetensors (a path ending in ".safetensors", core/safetensors.h): --save and --load
+  // read and write that format instead, the parameters under the book's state_dict() names
+  // and the settings in __metadata__, with `metadata` beside them (the vocabularies' tokens,
+  // so that a PyTorch program can rebuild them). Such a file holds no training state:
+  // --resume refuses it, and a later .params --save keeps none from it.
+  void set_safetensors_metadata(SafetensorsMetadata metadata) { metadata_ = std::move(metadata); }
+
   // Whether a trainer has called trained(): a program checks it to catch a training function
   // that forgot to pass the checkpoint (its --save and --resume would do nothing).
   bool reached_trainer() const { return reached_trainer_; }
@@ -83,6 +92,7 @@ class Checkpoint {
   ModelSettings settings_, run_;
   std::string save_path_, resume_path_;
   std::optional<TrainingState> state_;
+  SafetensorsMetadata metadata_;
   bool reached_trainer_ = false;
   int64_t save_every_ = 0;
 };
