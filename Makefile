@@ -65,7 +65,7 @@ endif
 # A file under tools/cli/ that defines main() is a program (build/tools/<name>); every other
 # .cpp under core/, layers/ and tools/ (benchmarks aside) goes into the library.
 CLI_MAIN  := $(shell grep -l '^int main' tools/cli/*.cpp)
-TOOLS_SRC := $(wildcard tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
+TOOLS_SRC := $(wildcard tools/book/*.cpp tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
 LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN),$(TOOLS_SRC))
 LIB_OBJ   := $(patsubst %.cpp,$(OBJ)/%.o,$(filter-out core/kernels.cpp,$(LIB_SRC))) $(BUILD)/obj/core/kernels.o
 LIB       := $(BUILD)/libd2l.a
