@@ -163,6 +163,9 @@ BOOST_AUTO_TEST_CASE(pages_link_output_to_the_source_lines) {
     BOOST_TEST(b.find(std::string("<section id=\"") + f + "\">") != std::string::npos, f);
   BOOST_TEST(b.find("i&#39;m &lt;unk&gt; &amp; &#39;cold&#39; . =&gt; ") != std::string::npos);
   BOOST_TEST(b.find("<unk> &") == std::string::npos);
+  // Hovering over the attention of the --translate sentence reads its tokens.
+  BOOST_TEST(b.find(", Key positions 1 &apos;&lt;unk&gt;&apos;: 0.") != std::string::npos);
+  BOOST_TEST(b.find(", Key positions 5 &apos;&lt;eos&gt;&apos;: 0.") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_figure_or_run_is_an_error) {
