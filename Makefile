@@ -66,7 +66,12 @@ endif
 # .cpp under core/, layers/ and tools/ (benchmarks aside) goes into the library.
 CLI_MAIN  := $(shell grep -l '^int main' tools/cli/*.cpp)
 TOOLS_SRC := $(wildcard tools/book/*.cpp tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
-LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN),$(TOOLS_SRC))
+# The companion pages' generator (tools/book/ but the source trace the programs call) is linked
+# into build/tools/book and the tests only: changing it relinks no chapter program, so a fresh
+# `make run` stays fresh for `make book`.
+BOOK_SRC  := tools/book/book.cpp tools/book/html.cpp
+BOOK_OBJ  := $(BOOK_SRC:%.cpp=$(OBJ)/%.o)
+LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN) $(BOOK_SRC),$(TOOLS_SRC))
 LIB_OBJ   := $(patsubst %.cpp,$(OBJ)/%.o,$(filter-out core/kernels.cpp,$(LIB_SRC))) $(BUILD)/obj/core/kernels.o
 LIB       := $(BUILD)/libd2l.a
 CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))
@@ -122,12 +127,16 @@ $(BUILD)/tools/%: $(OBJ)/tools/cli/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+$(BUILD)/tools/book: $(OBJ)/tools/cli/book.o $(BOOK_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # Boost.Test is linked dynamically; tests/main.cpp prints the closing "N passed, N failed".
 $(OBJ)/tests/%.o: CXXFLAGS += -DBOOST_TEST_DYN_LINK $(TEST_OPT)
 # A SUITES binary is relinked every time: its list of files may differ from the last one's.
 $(if $(SUITES),.PHONY: $(TEST_BIN))
-$(TEST_BIN): $(TEST_OBJ) $(LIB)
+$(TEST_BIN): $(TEST_OBJ) $(BOOK_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lboost_unit_test_framework
@@ -198,7 +207,7 @@ define book_run_one
 rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; \
 D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(ARGS) | tee $(BOOK_RUN)/$(1).log.part && \
   mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && \
-  printf '%s\n' 'tier: $(TIER)' 'arguments: $(ARGS)' "cores: $$(nproc)" \
+  printf '%s\n' 'tier: $(TIER)' 'arguments: $(if $(ARGS),$(ARGS),none: every program at its defaults)' "cores: $$(nproc)" \
     "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
     "OMP_WAIT_POLICY: $${OMP_WAIT_POLICY:-unset}" "run finished: $$(date -u '+%Y-%m-%d %H:%M UTC')" \
     >$(BOOK_RUN)/settings.txt
@@ -273,4 +282,4 @@ help:
 	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/tools/*/*.d $(OBJ)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(BOOK_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/tools/*/*.d $(OBJ)/tests/fuzz/*.d)

@@ -85,7 +85,7 @@ const char* const kStyle =
     "nav{padding:.6rem 0;border-bottom:1px solid #ddd;font-size:.9rem}nav a{margin-right:1rem}"
     "h1 .en,h2 .en{color:#555;font-weight:normal}h1 .num{color:#a00;margin-right:.4rem}"
     "pre{background:#f7f7f7;border:1px solid #e3e3e3;padding:.5rem .7rem;overflow-x:auto;font-size:.82rem;"
-    "line-height:1.3}"
+    "line-height:1.3}pre.out{white-space:pre-wrap;overflow-wrap:anywhere}"
     ".block{border-left:3px solid #c33;padding-left:.8rem;margin:1.4rem 0}.block h3{margin:.2rem 0;font-size:1rem}"
     ".from{font-size:.85rem;color:#555;margin:.2rem 0}"
     "figure{margin:.8rem 0}figure svg{max-width:100%;height:auto;display:block}"
@@ -417,7 +417,7 @@ class Writer {
     for (const std::string& f : s.sources)
       files += (files.empty() ? "" : ", ") + std::string("<a href=\"#") + file_anchor(f) + "\">" + escape(f) + "</a>";
     std::string page = page_head(s.number + " " + s.zh + " / " + s.en) + nav(i) + "<h1>" + title_html(s) + "</h1>\n" +
-                       "<p>The output of <code>build/chapters/" + escape(s.name) + setting("arguments", " ") +
+                       "<p>The output of <code>build/chapters/" + escape(s.name) + program_arguments() +
                        "</code> as it printed it, split at its banners, with its figures; then the source: " + files +
                        ". Highlighted source lines printed or drew something above.</p>\n" +
                        "<h2>\xE8\xBE\x93\xE5\x87\xBA <span class=\"en\">/ Output</span></h2>\n" + body +  // 输出
@@ -426,9 +426,10 @@ class Writer {
     write_file_atomically((out_ / (s.name + ".html")).string(), page, "book");
   }
 
-  std::string setting(const std::string& key, const std::string& sep) const {
+  std::string program_arguments() const {  // " --quick", or "" for the defaults ("none: ...")
     for (const auto& kv : settings_)
-      if (kv.first == key && !kv.second.empty()) return sep + escape(kv.second);
+      if (kv.first == "arguments" && !kv.second.empty() && kv.second.rfind("none", 0) != 0)
+        return " " + escape(kv.second);
     return "";
   }
 
