@@ -180,6 +180,20 @@ BOOST_AUTO_TEST_CASE(a_missing_figure_or_run_is_an_error) {
   BOOST_TEST(read_file(t("e")).find(t("gone.png") + ", printed by attention_cues, is missing") != std::string::npos);
 }
 
+// The heatmap tool's SVG is the same figure: a tooltip per cell, with the names given.
+BOOST_AUTO_TEST_CASE(heatmap_tool_svg_has_the_tooltips) {
+  TempDir t("book_heatmap");
+  const std::string in = t.write("w.txt", "0.25 0.75\n1 0\n");
+  const int rc = run_command(build_dir() + "/tools/heatmap --xlabel Keys --ylabel Queries --xnames 'go <eos>' "
+                             "--ynames \"va !\" --format svg --out " + t("w.svg") + " " + in, t("o"), t("e"));
+  BOOST_REQUIRE_MESSAGE(rc == 0, read_file(t("e")));
+  const std::string svg = read_file(t("w.svg"));
+  BOOST_TEST(count(svg, "<title>") == 4u);
+  BOOST_TEST(svg.find("<title>Queries 0 &apos;va&apos;, Keys 1 &apos;&lt;eos&gt;&apos;: 0.7500</title>") !=
+             std::string::npos, svg);
+  BOOST_TEST(svg.find("<title>Queries 1 &apos;!&apos;, Keys 0 &apos;go&apos;: 1.0000</title>") != std::string::npos);
+}
+
 // Every page in a real browser: no console error, images and SVGs with a size, links that
 // resolve, a screenshot of each under BUILD/book-screens/. The checker must also fail: a
 // page with a dangling link and an external script is refused (statically, no browser).
