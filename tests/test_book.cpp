@@ -104,6 +104,7 @@ BOOST_AUTO_TEST_CASE(ranges_follow_blocks_and_statements) {
   // Up to the next banner (blank line dropped), then up to the end of main's block.
   BOOST_TEST(block_range(src, 2, 5).first == 2);
   BOOST_TEST(block_range(src, 2, 5).last == 3);
+  BOOST_TEST(block_range(src, 2, 0).last == 3);  // the print_banner on line 5 ends it too
   BOOST_TEST(block_range(src, 5, 0).last == 13);
   BOOST_TEST(block_range(src, 7, 0).last == 9);  // inside the if: ends before its '}'
   // print_saved takes the statement before it; write_figure its whole lambda.

@@ -135,7 +135,10 @@ LineRange block_range(const std::vector<std::string>& lines, int line, int next_
   const int n = static_cast<int>(lines.size());
   int last = n, depth = 0;
   for (int i = line; i <= n && last == n; ++i) {
-    if (next_banner > line && i == next_banner) {
+    // The next banner that ran, or the next banner call in the text (one that did not run:
+    // an exercise's, behind an if).
+    if ((next_banner > line && i == next_banner) ||
+        (i > line && code[static_cast<size_t>(i - 1)].find("print_banner(") != std::string::npos)) {
       last = i - 1;
       break;
     }
@@ -147,7 +150,7 @@ LineRange block_range(const std::vector<std::string>& lines, int line, int next_
       }
     }
   }
-  while (last > line && trimmed(lines[static_cast<size_t>(last - 1)]).empty()) --last;
+  while (last > line && trimmed(code[static_cast<size_t>(last - 1)]).empty()) --last;  // blank or comment
   return {line, std::max(line, last)};
 }
 

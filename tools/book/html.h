@@ -26,9 +26,10 @@ std::string source_listing(const std::string& path, const std::vector<std::strin
 struct LineRange {
   int first = 0, last = 0;  // 1-based, inclusive
 };
-// The lines a banner at `line` introduces: up to the line before the next banner of the same
-// function (next_banner, 0 when none) or the end of the enclosing { } block, whichever comes
-// first. Strings, characters and comments do not count as braces.
+// The lines a banner at `line` introduces: up to the line before the next banner that ran
+// (next_banner, 0 when none), the next print_banner call below it, or the end of the
+// enclosing { } block, whichever comes first, without trailing blank or comment lines.
+// Strings, characters and comments do not count as braces.
 LineRange block_range(const std::vector<std::string>& lines, int line, int next_banner);
 // The statement that starts at `line` (through its closing ';'): a write_figure(path, [&] {
 // ... }) call; when that statement is a print_saved(path) call, the statement before it (the
