@@ -105,6 +105,10 @@ BOOST_AUTO_TEST_CASE(ranges_follow_blocks_and_statements) {
   BOOST_TEST(block_range(src, 2, 5).first == 2);
   BOOST_TEST(block_range(src, 2, 5).last == 3);
   BOOST_TEST(block_range(src, 2, 0).last == 3);  // the print_banner on line 5 ends it too
+  // ... and the opening of the block a banner that did not run is in.
+  const std::vector<std::string> ex = {"  print_banner(\"a\");", "  g();", "  if (ex) {", "    // ---",
+                                       "    print_banner(\"b\");", "  }"};
+  BOOST_TEST(block_range(ex, 1, 0).last == 2);
   BOOST_TEST(block_range(src, 5, 0).last == 13);
   BOOST_TEST(block_range(src, 7, 0).last == 9);  // inside the if: ends before its '}'
   // print_saved takes the statement before it; write_figure its whole lambda.

@@ -134,12 +134,14 @@ LineRange block_range(const std::vector<std::string>& lines, int line, int next_
   const std::vector<std::string> code = code_only(lines);
   const int n = static_cast<int>(lines.size());
   int last = n, depth = 0;
+  bool stopped_at_banner = false;
   for (int i = line; i <= n && last == n; ++i) {
     // The next banner that ran, or the next banner call in the text (one that did not run:
     // an exercise's, behind an if).
     if ((next_banner > line && i == next_banner) ||
         (i > line && code[static_cast<size_t>(i - 1)].find("print_banner(") != std::string::npos)) {
       last = i - 1;
+      stopped_at_banner = true;
       break;
     }
     for (char c : code[static_cast<size_t>(i - 1)]) {
@@ -150,7 +152,13 @@ LineRange block_range(const std::vector<std::string>& lines, int line, int next_
       }
     }
   }
-  while (last > line && trimmed(code[static_cast<size_t>(last - 1)]).empty()) --last;  // blank or comment
+  // Without trailing blank or comment lines, nor the opening of the block the next banner
+  // is in ("if (args.given(...)) {").
+  while (last > line) {
+    const std::string t = trimmed(code[static_cast<size_t>(last - 1)]);
+    if (!t.empty() && !(t.back() == '{' && last < n && stopped_at_banner)) break;
+    --last;
+  }
   return {line, std::max(line, last)};
 }
 
