@@ -65,8 +65,13 @@ endif
 # A file under tools/cli/ that defines main() is a program (build/tools/<name>); every other
 # .cpp under core/, layers/ and tools/ (benchmarks aside) goes into the library.
 CLI_MAIN  := $(shell grep -l '^int main' tools/cli/*.cpp)
-TOOLS_SRC := $(wildcard tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
-LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN),$(TOOLS_SRC))
+TOOLS_SRC := $(wildcard tools/book/*.cpp tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
+# The companion pages' generator (tools/book/ but the source trace the programs call) is linked
+# into build/tools/book and the tests only: changing it relinks no chapter program, so a fresh
+# `make run` stays fresh for `make book`.
+BOOK_SRC  := tools/book/book.cpp tools/book/html.cpp
+BOOK_OBJ  := $(BOOK_SRC:%.cpp=$(OBJ)/%.o)
+LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN) $(BOOK_SRC),$(TOOLS_SRC))
 LIB_OBJ   := $(patsubst %.cpp,$(OBJ)/%.o,$(filter-out core/kernels.cpp,$(LIB_SRC))) $(BUILD)/obj/core/kernels.o
 LIB       := $(BUILD)/libd2l.a
 CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))
@@ -85,7 +90,7 @@ BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/benc
 
 # Keep chapter and tool objects (make would delete them as intermediates).
 .SECONDARY:
-.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run figures data nli-set clean help
+.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run book figures data nli-set clean help FORCE
 
 # Default: the library, every chapter program and every command-line tool.
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
@@ -122,12 +127,16 @@ $(BUILD)/tools/%: $(OBJ)/tools/cli/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+$(BUILD)/tools/book: $(OBJ)/tools/cli/book.o $(BOOK_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # Boost.Test is linked dynamically; tests/main.cpp prints the closing "N passed, N failed".
 $(OBJ)/tests/%.o: CXXFLAGS += -DBOOST_TEST_DYN_LINK $(TEST_OPT)
 # A SUITES binary is relinked every time: its list of files may differ from the last one's.
 $(if $(SUITES),.PHONY: $(TEST_BIN))
-$(TEST_BIN): $(TEST_OBJ) $(LIB)
+$(TEST_BIN): $(TEST_OBJ) $(BOOK_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lboost_unit_test_framework
@@ -188,9 +197,36 @@ $(BUILD)/bench/%: $(OBJ)/tools/bench/%.o $(LIB)
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "# $$b"; $$b || exit 1; done
 
-# Every chapter program in turn (ARGS go to each, e.g. ARGS=--quick).
-run: $(CHAPTERS)
-	@for c in $(CHAPTERS); do echo "== $$c"; $$c $(ARGS) || exit 1; done
+# Every chapter program in turn (ARGS go to each, e.g. ARGS=--quick). Each one's output is
+# also kept for the companion pages (`make book`): $(BOOK_RUN)/<name>.log (renamed into place
+# when the program succeeds), the source lines of its banners and figures in <name>.trace
+# (D2L_BOOK_TRACE, tools/book/source_trace.h), and every PNG figure gets an SVG beside it.
+BOOK_RUN := $(BUILD)/book-run
+BOOK_OUT ?= out/book
+define book_run_one
+rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; \
+D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(ARGS) | tee $(BOOK_RUN)/$(1).log.part && \
+  mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && \
+  printf '%s\n' 'tier: $(TIER)' 'arguments: $(if $(ARGS),$(ARGS),none: every program at its defaults)' "cores: $$(nproc)" \
+    "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
+    "OMP_WAIT_POLICY: $${OMP_WAIT_POLICY:-unset}" "run finished: $$(date -u '+%Y-%m-%d %H:%M UTC')" \
+    >$(BOOK_RUN)/settings.txt
+endef
+run: $(CHAPTERS) $(BOOK_RUN)/args
+	@for c in $(CHAPTER_NAMES); do echo "== $(BUILD)/chapters/$$c"; $(call book_run_one,$$c) || exit 1; done
+
+# The companion pages: $(BOOK_OUT)/index.html and one page per section (tools/book/book.h),
+# from each program's run, reused when it is newer than the program and had the same ARGS
+# (a fresh `make run`), else run again.
+book: $(CHAPTER_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book
+	@start=$$(date +%s%N); $(BUILD)/tools/book --runs $(BOOK_RUN) --out $(BOOK_OUT) && \
+	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $$(( ($$(date +%s%N) - start) / 1000000 )) ms)"
+$(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
+	@echo "== $<"; $(call book_run_one,$*)
+# Rewritten only when ARGS change, so a run with other arguments is not reused.
+$(BOOK_RUN)/args: FORCE
+	@mkdir -p $(dir $@); echo '$(ARGS)' | cmp -s - $@ || echo '$(ARGS)' >$@
+FORCE:
 
 # One chapter program: make run-transformer, make run-transformer ARGS="--quick".
 $(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
@@ -223,6 +259,7 @@ help:
 	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax)"
 	@echo "  make run          every chapter program in turn"
 	@echo "  make run-NAME     one chapter program, NAME one of: $(CHAPTER_NAMES)"
+	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run)"
 	@echo "  make figures      the example figures of tools/figures/README.md into BUILD/figures/"
 	@echo "  make test-serial  the suite from a build without OpenMP (BUILD-serial/)"
 	@echo "  make asan         the suite under AddressSanitizer + UBSan (BUILD-asan/)"
@@ -240,8 +277,9 @@ help:
 	@echo "  FAST=0|1          kernel tier: 1 core/fast/ (build/), 0 core/reference/ (build-ref/) [$(FAST)]"
 	@echo "  CXX, CXXFLAGS     compiler and flags [$(CXX)]"
 	@echo "  V=0|1             1 prints each whole compiler command, 0 one line per file [$(V)]"
-	@echo "  ARGS=...          options for run and run-NAME, e.g. ARGS=--quick"
+	@echo "  ARGS=...          options for run, run-NAME and book, e.g. ARGS=--quick"
+	@echo "  BOOK_OUT=DIR      where make book writes the pages [$(BOOK_OUT)]"
 	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/tools/*/*.d $(OBJ)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(BOOK_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/tools/*/*.d $(OBJ)/tests/fuzz/*.d)

@@ -53,6 +53,7 @@
 #include "core/random.h"
 #include "layers/bahdanau_attention.h"
 #include "layers/seq2seq.h"
+#include "tools/book/token_names.h"
 #include "tools/cli/cli_args.h"
 #include "tools/cli/seq2seq_options.h"
 #include "tools/data/bleu.h"
@@ -75,14 +76,19 @@ int64_t count_words(const std::string& s) {
 
 // The book: concat the steps' weights, reshape to (1, 1, no. of steps, num_steps), and
 // show the keys up to the source length + 1 (the source's <eos>).
-void draw_attention(const std::vector<Tensor>& steps, const std::string& sentence, int64_t num_steps,
-                    const std::string& path) {
+void draw_attention(const std::vector<Tensor>& steps, const std::string& sentence, const std::string& translation,
+                    int64_t num_steps, const std::string& path) {
   check(!steps.empty(), "bahdanau_attention", "no attention weights were saved for '", sentence, "'");
   std::vector<Tensor> rows;
   for (const Tensor& s : steps) rows.push_back(reshape(s, {1, num_steps}));  // step[0][0]
   const Tensor attention_weights = reshape(concat(rows, 0), {1, 1, -1, num_steps});
   const int64_t keys = std::min(count_words(sentence) + 1, num_steps);
-  write_figure(path, [&] { show_heatmaps(slice(attention_weights, 3, 0, keys), "Key positions", "Query positions", {}, path); });
+  HeatmapOptions opt;
+  opt.xlabel = "Key positions";
+  opt.ylabel = "Query positions";
+  opt.xnames = position_names(sentence, keys);  // the SVG's cell tooltips: source tokens,
+  opt.ynames = position_names(translation, static_cast<int64_t>(steps.size()));  // the tokens each step predicts
+  write_figure(path, [&] { show_heatmaps(slice(attention_weights, 3, 0, keys), opt, path); });
 }
 
 // The model an exercise trains: the book's (GRU, additive, mask, teacher forcing) unless
@@ -284,6 +290,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
     const std::vector<std::string> fras{"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
     std::vector<Tensor> dec_attention_weight_seq;
+    std::string last_translation;
     double bleu4 = 0;  // mean over the four, for the exercise table
     for (size_t i = 0; i < engs.size(); ++i) {
       auto [translation, weights] = predict_seq2seq(net, engs[i], src_vocab, tgt_vocab, num_steps, "cpu", true);
@@ -292,17 +299,17 @@ int main(int argc, char** argv) {
       std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), b);
       bleu4 += b / static_cast<double>(engs.size());
       dec_attention_weight_seq = weights;
+      last_translation = translation;
     }
-    draw_attention(dec_attention_weight_seq, engs.back(), num_steps, out + "/attention.png");
+    draw_attention(dec_attention_weight_seq, engs.back(), last_translation, num_steps, out + "/attention.png");
     if (args.get_flag("cues") && seq2seq.translate().empty()) {
-      const std::string translation = predict_seq2seq(net, engs.back(), src_vocab, tgt_vocab, num_steps).first;
-      print_cues(engs.back(), translation, dec_attention_weight_seq, num_steps);
+      print_cues(engs.back(), last_translation, dec_attention_weight_seq, num_steps);
     }
 
     if (const std::string& sentence = seq2seq.translate(); !sentence.empty()) {
       auto [translation, weights] = predict_seq2seq(net, sentence, src_vocab, tgt_vocab, num_steps, "cpu", true);
       std::printf("%s => %s\n", sentence.c_str(), translation.c_str());
-      draw_attention(weights, lower_utf8(sentence), num_steps, out + "/translate.png");
+      draw_attention(weights, lower_utf8(sentence), translation, num_steps, out + "/translate.png");
       if (args.get_flag("cues")) print_cues(lower_utf8(sentence), translation, weights, num_steps);
     }
 

@@ -48,6 +48,7 @@
 #include "core/autograd.h"
 #include "core/ops.h"
 #include "layers/transformer.h"
+#include "tools/book/token_names.h"
 #include "tools/cli/cli_args.h"
 #include "tools/cli/seq2seq_options.h"
 #include "tools/data/bleu.h"
@@ -316,11 +317,18 @@ int main(int argc, char** argv) {
     print_banner("注意力权重 / attention weights of the last sentence");
     const Tensor enc_attention_weights = reshape(concat(encoder.attention_weights, 0), {num_layers, num_heads, -1, num_steps});
     std::cout << torch_size(enc_attention_weights.shape()) << "\n";
-    const std::vector<std::string> titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
-    write_figure(out + "/encoder_self_attention.png", [&] {
-      show_heatmaps(enc_attention_weights, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
-                    out + "/encoder_self_attention.png");
-    });
+    HeatmapOptions opt;
+    opt.xlabel = "Key positions";
+    opt.ylabel = "Query positions";
+    opt.titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
+    opt.figsize = {7.0f, 3.5f};
+    // The SVG's cell tooltips name the tokens: the source's, then the ones the decoder read
+    // (<bos> first) and predicted.
+    const auto source_tokens = position_names(engs.back(), num_steps);
+    const auto predicted = position_names(translation, num_steps);
+    opt.xnames = opt.ynames = source_tokens;
+    write_figure(out + "/encoder_self_attention.png",
+                 [&] { show_heatmaps(enc_attention_weights, opt, out + "/encoder_self_attention.png"); });
     const Tensor dec_self = decoder_weights(dec_attention_weight_seq, 0, num_layers, num_heads, num_steps);
     const Tensor dec_inter = decoder_weights(dec_attention_weight_seq, 1, num_layers, num_heads, num_steps);
     std::cout << "(" << torch_size(dec_self.shape()) << ", " << torch_size(dec_inter.shape()) << ")\n";
@@ -328,14 +336,13 @@ int main(int argc, char** argv) {
     int64_t words = 1;
     for (char c : translation) words += c == ' ';
     const int64_t shown = std::min<int64_t>(translation.empty() ? 1 : words + 1, num_steps);
-    write_figure(out + "/decoder_self_attention.png", [&] {
-      show_heatmaps(slice(dec_self, 3, 0, shown), "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
-                    out + "/decoder_self_attention.png");
-    });
-    write_figure(out + "/decoder_encoder_attention.png", [&] {
-      show_heatmaps(dec_inter, "Key positions", "Query positions", titles, {7.0f, 3.5f}, "Reds",
-                    out + "/decoder_encoder_attention.png");
-    });
+    opt.xnames = position_names("<bos> " + translation, num_steps);
+    opt.ynames = predicted;
+    write_figure(out + "/decoder_self_attention.png",
+                 [&] { show_heatmaps(slice(dec_self, 3, 0, shown), opt, out + "/decoder_self_attention.png"); });
+    opt.xnames = source_tokens;
+    write_figure(out + "/decoder_encoder_attention.png",
+                 [&] { show_heatmaps(dec_inter, opt, out + "/decoder_encoder_attention.png"); });
     if (pe == "learned") show_learned_encoding(encoder, decoder, enc_P0, dec_P0, num_steps, out);
 
     if (args.given("num-layers") || args.given("scoring")) {

@@ -193,6 +193,32 @@ BOOST_AUTO_TEST_CASE(svg_text_is_escaped_and_made_valid) {
   BOOST_CHECK_EQUAL(count(t, "&"), 1);
 }
 
+BOOST_AUTO_TEST_CASE(heatmap_cells_carry_a_tooltip) {
+  // Each cell's <title>, which a browser shows on hover: subplot title, query, key, weight,
+  // with the names escaped (read back through the strict parser).
+  HeatmapOptions opt;
+  opt.xlabel = "Keys";
+  opt.ylabel = "Queries";
+  opt.titles = {"Head 1", "Head 2"};
+  opt.xnames = {"<unk>", "&", "\"q\""};
+  opt.ynames = {"je", "l'ai"};
+  const std::string path = scratch()("tips.svg");
+  show_heatmaps({1, 2, 2, 3, {0, .5f, .5f, 1, 0, 0, .125f, .25f, .625f, .1f, .2f, .7f}}, opt, path);
+  const XmlDoc doc = load_svg(path);
+  std::vector<std::string> tips;
+  for (const XmlElement* e : doc.all("title")) tips.push_back(e->text);
+  BOOST_REQUIRE_EQUAL(tips.size(), 12u);  // 2 matrices of 2 x 3
+  BOOST_CHECK_EQUAL(tips[0], "Head 1: Queries 0 'je', Keys 0 '<unk>': 0.0000");
+  BOOST_CHECK_EQUAL(tips[5], "Head 1: Queries 1 'l'ai', Keys 2 '\"q\"': 0.0000");
+  BOOST_CHECK_EQUAL(tips[7], "Head 2: Queries 0 'je', Keys 1 '&': 0.2500");
+  BOOST_CHECK_EQUAL(tips[11], "Head 2: Queries 1 'l'ai', Keys 2 '\"q\"': 0.7000");
+  // Without names the tick words name them, without those the index alone.
+  HeatmapOptions plain;
+  BOOST_CHECK_EQUAL(heatmap_cell_tip(plain, 0, 2, 1, 0.5f), "row 2, column 1: 0.5000");
+  plain.xticklabels = {"a", "man"};
+  BOOST_CHECK_EQUAL(heatmap_cell_tip(plain, 0, 0, 1, 1.0f), "row 0, column 1 'man': 1.0000");
+}
+
 BOOST_AUTO_TEST_CASE(large_matrices_are_one_embedded_image) {
   // 300 × 300 cells would be 90,000 <rect>s: the matrix is one PNG, a pixel per cell.
   HeatmapGrid g{1, 1, 300, 300, std::vector<float>(300 * 300)};

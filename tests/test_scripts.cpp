@@ -106,6 +106,11 @@ BOOST_AUTO_TEST_CASE(install_deps_all_installed_needs_no_root) {
   const auto [rc2, out2] = sys.run("--bench --fuzz");
   BOOST_TEST(rc2 == 0, out2);
   BOOST_TEST(contains(out2, "all 15 packages already installed"), out2);
+  const auto [rc3, out3] = sys.run("--browser");
+  BOOST_TEST(rc3 == 0, out3);
+  BOOST_TEST(contains(out3, "all 13 packages already installed: g++ make libboost-test-dev libstb-dev "
+                            "fonts-dejavu-core graphviz curl unzip ca-certificates zip chromium python3 "
+                            "fonts-wqy-microhei"), out3);
 }
 
 BOOST_AUTO_TEST_CASE(install_deps_names_missing_and_the_apt_get_line) {

@@ -18,6 +18,7 @@
 #include "core/files.h"
 #include "core/check.h"
 #include "core/random.h"
+#include "tools/book/source_trace.h"
 #include "tools/figures/figures.h"
 
 namespace d2l {
@@ -213,11 +214,16 @@ void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed
   args.add_string("out", out_dir, "directory for the figures (created)", "DIR");
 }
 
-void print_banner(const std::string& heading) { std::printf("== %s ==\n", heading.c_str()); }
+void print_banner(const std::string& heading, const char* file, int line) {
+  std::printf("== %s ==\n", heading.c_str());
+  std::fflush(stdout);
+  trace_source("banner", file, line, heading);
+}
 
-void print_saved(const std::string& path) {
+void print_saved(const std::string& path, const char* file, int line) {
   std::printf("saved %s\n", path.c_str());
   std::fflush(stdout);
+  trace_source("figure", file, line, path);
 }
 
 std::string torch_size(const Shape& shape) {

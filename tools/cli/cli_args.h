@@ -126,9 +126,11 @@ void prefer_passive_openmp_wait(char** argv);
 std::string openmp_settings();
 // A subsection banner in the program's output, with the book's heading:
 //   == 平均汇聚 / Average Pooling ==
-void print_banner(const std::string& heading);
+// The caller's file and line (filled in by the compiler) go to the run's source trace for the
+// companion pages (tools/book/source_trace.h), here and in print_saved.
+void print_banner(const std::string& heading, const char* file = __builtin_FILE(), int line = __builtin_LINE());
 // Prints "saved <path>" after a figure is written (as Animator::finish does).
-void print_saved(const std::string& path);
+void print_saved(const std::string& path, const char* file = __builtin_FILE(), int line = __builtin_LINE());
 // A shape as the book's notebooks show `x.shape`: "torch.Size([2, 4, 100])".
 std::string torch_size(const Shape& shape);
 

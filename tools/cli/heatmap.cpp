@@ -56,6 +56,10 @@ const char* kUsage =
     "                       tensor's rows)\n"
     "  --xticklabels WORDS  space-separated words for the columns of each matrix\n"
     "  --yticklabels WORDS  space-separated words for the rows of each matrix\n"
+    "  --xnames WORDS       what each column (key) stands for, e.g. tokens, in an SVG's cell\n"
+    "  --ynames WORDS       tooltips only (not drawn); default: the tick words. Each cell of an SVG\n"
+    "                       carries a tooltip: title, query, key and weight ('Head 1: Queries 2\n"
+    "                       'va', Keys 0 'go': 0.9213'), which a browser shows on hover.\n"
     "  --help               this text\n"
     "example: build/tools/heatmap --xlabel Keys --ylabel Queries --out out/eye.png weights.txt\n"
     "         build/tools/heatmap --xlabel Keys --ylabel Queries --format svg attention_weights.npy\n";
@@ -155,6 +159,8 @@ int run(int argc, char** argv) {
       else if (arg == "--rows") rows = d2l::parse_int_option("rows", value, 1, kMaxRows);
       else if (arg == "--xticklabels") opt.xticklabels = words(value);
       else if (arg == "--yticklabels") opt.yticklabels = words(value);
+      else if (arg == "--xnames") opt.xnames = words(value);
+      else if (arg == "--ynames") opt.ynames = words(value);
       else if (arg == "--figsize") {
         const size_t comma = value.find(',');
         if (comma == std::string::npos)

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "tools/book/source_trace.h"
 #include "tools/figures/surface.h"
 
 namespace d2l {
@@ -166,13 +167,14 @@ void Animator::draw() {
   plot(curves, opt_, path_);
 }
 
-std::string Animator::finish() {
+std::string Animator::finish(const char* file, int line) {
   if (finished_) return path_;
   end_progress();
   draw();
   finished_ = true;
   std::fprintf(out_, "saved %s\n", path_.c_str());
   std::fflush(out_);
+  if (out_ == stdout) trace_source("figure", file, line, path_);
   return path_;
 }
 

@@ -49,8 +49,9 @@ class Animator {
   // adds a note on how to find the op that made it (D2L_CHECK_NUMERICS=1); the curve skips it.
   // `extra` is appended to the progress line, e.g. "4567.8 tokens/sec".
   void add(float x, const std::vector<std::optional<float>>& ys, const std::string& extra = "");
-  // end_progress(), then draw(), then prints "saved <path>"; returns the path.
-  std::string finish();
+  // end_progress(), then draw(), then prints "saved <path>"; returns the path. The caller's
+  // file and line go to the run's source trace (tools/book/source_trace.h).
+  std::string finish(const char* file = __builtin_FILE(), int line = __builtin_LINE());
   // The two halves of finish(), for a trainer that saves its model between them (so a
   // figure that cannot be written never costs the model): end_progress() prints the final
   // progress line (idempotent); draw() writes the PNG or SVG (temp file + rename) and may

@@ -6,9 +6,13 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "core/check.h"
+#include "tools/book/source_trace.h"
+#include "tools/figures/surface.h"
 #include "tools/figures/figures_style.h"
 
 namespace d2l {
@@ -194,7 +198,13 @@ FigureErrors& figure_error_list() {
 void keep_going_after_figure_errors(bool on) { figure_error_list().keep_going = on; }
 const std::vector<std::string>& figure_errors() { return figure_error_list().messages; }
 
-bool write_figure(const std::string& path, const std::function<void()>& draw) {
+std::string book_svg_sibling(const std::string& path) {
+  const char* trace = std::getenv("D2L_BOOK_TRACE");
+  if (trace == nullptr || *trace == '\0' || figure_format(path, "book") != FigureFormat::kPng) return "";
+  return std::filesystem::path(path).replace_extension(".svg").string();
+}
+
+bool write_figure(const std::string& path, const std::function<void()>& draw, const char* file, int line) {
   try {
     draw();
   } catch (const std::exception& e) {
@@ -204,6 +214,7 @@ bool write_figure(const std::string& path, const std::function<void()>& draw) {
   }
   std::printf("saved %s\n", path.c_str());
   std::fflush(stdout);
+  trace_source("figure", file, line, path);
   return true;
 }
 

@@ -65,6 +65,10 @@ struct HeatmapOptions {
   // row of each matrix. x words are turned 90°. Long sentences read better at 7–8 pt.
   std::vector<std::string> xticklabels, yticklabels;
   float tick_fontsize = 10;
+  // What each key (column) and query (row) stands for, e.g. the tokens of a translation, for
+  // the cells' tooltips in an SVG ("Head 1: Query positions 2 'va', Key positions 0 'go':
+  // 0.9213"); not drawn. Default: the tick labels' words, else the index alone.
+  std::vector<std::string> xnames, ynames;
 };
 
 // Where everything goes, in pixels; tests use it to find cells without hard-coding.
@@ -149,6 +153,10 @@ void plot(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys
 std::vector<Series> make_series(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys,
                                 const PlotOptions& opt);
 
+// The tooltip of cell (i, j) of subplot column `col` in an SVG heatmap: subplot title, query
+// (row) label, key (column) label and the weight with 4 decimals.
+std::string heatmap_cell_tip(const HeatmapOptions& opt, int64_t col, int64_t i, int64_t j, float value);
+
 // --- a program's figures ------------------------------------------------------------------
 // write_figure(path, draw) runs draw, which writes the PNG at path, and prints "saved PATH".
 // By default a failure throws, as the figure functions do. A program with more to lose than
@@ -156,8 +164,16 @@ std::vector<Series> make_series(const std::vector<float>& X, const std::vector<s
 // keep_going_after_figure_errors(); then write_figure remembers the failure in
 // figure_errors(), returns false and the program goes on. The chapter programs'
 // run_reporting_errors (tools/cli/cli_args.h) lists them at the end and exits with status 1.
-bool write_figure(const std::string& path, const std::function<void()>& draw);
+// The call's file and line (filled in by the compiler) go to the run's source trace
+// (tools/book/source_trace.h), as print_saved's do.
+bool write_figure(const std::string& path, const std::function<void()>& draw, const char* file = __builtin_FILE(),
+                  int line = __builtin_LINE());
 void keep_going_after_figure_errors(bool on = true);
 const std::vector<std::string>& figure_errors();
+// For the companion pages (`make book`, tools/book/): when the environment variable
+// D2L_BOOK_TRACE is set, every figure written as PNG is also written as SVG beside it
+// (x.png -> x.svg), which the pages show inline. Returns that SVG path, or "" when the
+// variable is unset or `path` is not a PNG.
+std::string book_svg_sibling(const std::string& path);
 
 }  // namespace d2l

@@ -196,7 +196,24 @@ HeatmapGrid heatmap_grid(const std::vector<int64_t>& shape, std::vector<float> v
   return {s4[0], s4[1], s4[2], s4[3], std::move(values)};
 }
 
+std::string heatmap_cell_tip(const HeatmapOptions& opt, int64_t col, int64_t i, int64_t j, float value) {
+  auto name = [](const std::vector<std::string>& names, const std::vector<std::string>& ticks, int64_t k) {
+    const std::vector<std::string>& n = names.empty() ? ticks : names;
+    return static_cast<size_t>(k) < n.size() ? " '" + n[static_cast<size_t>(k)] + "'" : std::string();
+  };
+  char v[32];
+  std::snprintf(v, sizeof v, "%.4f", static_cast<double>(value));
+  std::string tip = static_cast<size_t>(col) < opt.titles.size() ? opt.titles[static_cast<size_t>(col)] + ": " : "";
+  tip += (opt.ylabel.empty() ? std::string("row") : opt.ylabel) + " " + std::to_string(i) +
+         name(opt.ynames, opt.yticklabels, i) + ", ";
+  tip += (opt.xlabel.empty() ? std::string("column") : opt.xlabel) + " " + std::to_string(j) +
+         name(opt.xnames, opt.xticklabels, j) + ": " + v;
+  return tip;
+}
+
 void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::string& path) {
+  const std::string svg = book_svg_sibling(path);
+  if (!svg.empty()) show_heatmaps(g, opt, svg);
   const HeatmapLayout L = heatmap_layout(g, opt);
   const FigureStyle st(opt.dpi, opt.fontsize, opt.tick_fontsize);
   const std::unique_ptr<Surface> surface = make_surface(path, L.width, L.height, opt.dpi, "show_heatmaps");
@@ -209,7 +226,8 @@ void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::s
   for (int64_t r = 0; r < g.rows; ++r)
     for (int64_t col = 0; col < g.cols; ++col)
       c.cells(L.axes[r * g.cols + col], g.height, g.width,
-              [&](int64_t i, int64_t j) { return color_of(g.at(r, col, i, j)); });
+              [&](int64_t i, int64_t j) { return color_of(g.at(r, col, i, j)); },
+              [&](int64_t i, int64_t j) { return heatmap_cell_tip(opt, col, i, j, g.at(r, col, i, j)); });
 
   // Spines, ticks on every subplot, tick labels on the outer ones (sharex / sharey).
   const bool xwords = !opt.xticklabels.empty(), ywords = !opt.yticklabels.empty();

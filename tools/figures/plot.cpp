@@ -262,6 +262,8 @@ PlotLayout plot_layout(const std::vector<Series>& series, const PlotOptions& opt
 }
 
 void plot(const std::vector<Series>& series, const PlotOptions& opt, const std::string& path) {
+  const std::string svg = book_svg_sibling(path);
+  if (!svg.empty()) plot(series, opt, svg);
   const PlotLayout L = plot_layout(series, opt);
   const Resolved r = resolve(series, opt);
   const FigureStyle st(opt.dpi, opt.fontsize, opt.fontsize);

@@ -40,7 +40,8 @@ class PngSurface : public Surface {
            bool vertical) override {
     return draw_text(c_, utf8, px, x, y, ha, va, color, vertical);
   }
-  void cells(const Box& area, int64_t rows, int64_t cols, const std::function<Rgb(int64_t, int64_t)>& color) override {
+  void cells(const Box& area, int64_t rows, int64_t cols, const std::function<Rgb(int64_t, int64_t)>& color,
+             const CellTip&) override {
     const Mask px(area);
     const float ch = area.height() / rows, cw = area.width() / cols;
     for (int y = px.y0; y < px.y0 + px.height; ++y) {

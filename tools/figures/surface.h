@@ -47,8 +47,11 @@ class Surface {
                    bool vertical = false) = 0;
   // A rows × cols matrix of colour cells filling `area` (imshow's cells, the colorbar's
   // strip): in the PNG a pixel takes the cell under its centre, as imshow's nearest-neighbour.
-  virtual void cells(const Box& area, int64_t rows, int64_t cols,
-                     const std::function<Rgb(int64_t, int64_t)>& color) = 0;
+  // `tip`, when given, is each cell's tooltip: the SVG gives every cell a <title> (a browser
+  // shows it on hover); the PNG has no use for it.
+  using CellTip = std::function<std::string(int64_t, int64_t)>;
+  virtual void cells(const Box& area, int64_t rows, int64_t cols, const std::function<Rgb(int64_t, int64_t)>& color,
+                     const CellTip& tip = {}) = 0;
   // Writes the file through a temporary and a rename (write_figure_file, raster/canvas.h).
   virtual void save(const std::string& path, const char* op) const = 0;
 

@@ -159,14 +159,16 @@ class SvgSurface : public Surface {
     body_ += "<text " + at + " font-size=\"" + num(px) + "\"" + fill + ">" + xml_text(utf8) + "</text>\n";
     return b;
   }
-  void cells(const Box& area, int64_t rows, int64_t cols, const std::function<Rgb(int64_t, int64_t)>& color) override {
+  void cells(const Box& area, int64_t rows, int64_t cols, const std::function<Rgb(int64_t, int64_t)>& color,
+             const CellTip& tip) override {
     if (rows * cols > kMaxRectCells) return embed_image(area, rows, cols, color);
     const float ch = area.height() / rows, cw = area.width() / cols;
     body_ += "<g shape-rendering=\"crispEdges\">\n";  // no hairline seams between cells
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < cols; ++j)
         body_ += "<rect " + rect_attrs({area.x0 + j * cw, area.y0 + i * ch, area.x0 + (j + 1) * cw, area.y0 + (i + 1) * ch}) +
-                 " fill=\"" + hex_str(color(i, j)) + "\"/>\n";
+                 " fill=\"" + hex_str(color(i, j)) + "\"" +
+                 (tip ? "><title>" + xml_text(tip(i, j)) + "</title></rect>\n" : "/>\n");
     body_ += "</g>\n";
   }
   void save(const std::string& path, const char* op) const override {

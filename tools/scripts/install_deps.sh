@@ -7,6 +7,9 @@
 #                                                 archives to test get_data.sh)
 #   bash tools/scripts/install_deps.sh --bench    also OpenBLAS and PyTorch (only `make bench` uses them)
 #   bash tools/scripts/install_deps.sh --fuzz     also clang and its libFuzzer runtime (`make fuzz`)
+#   bash tools/scripts/install_deps.sh --browser  also Chromium, python3 and a Chinese font, for the
+#                                                 suite's check of the companion pages (`make book`)
+#                                                 in a headless browser (skipped without them)
 #   bash tools/scripts/install_deps.sh --check    only check, never install (exit 1 if any is missing)
 #
 # It first asks dpkg which of the packages are installed. When all are, it says so and exits
@@ -20,8 +23,9 @@ for arg in "$@"; do
   case "$arg" in
     --bench) pkgs+=(libopenblas-dev python3-torch time) ;;
     --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+    --browser) pkgs+=(chromium python3 fonts-wqy-microhei) ;;
     --check) check_only=1 ;;
-    *) echo "usage: $0 [--bench] [--fuzz] [--check]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--bench] [--fuzz] [--browser] [--check]" >&2; exit 2 ;;
   esac
 done
 

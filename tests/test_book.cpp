@@ -1,0 +1,229 @@
+// tests/test_book.cpp — the companion pages (tools/book/, `make book`): the source trace the
+// programs leave, the line ranges, escaping, the pages build/tools/book writes from real runs,
+// and those pages opened in headless Chromium (tests/book_check.py; skipped without it).
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/test_util.h"
+#include "tools/book/html.h"
+
+namespace fs = std::filesystem;
+namespace utf = boost::unit_test;
+namespace tt = boost::test_tools;
+using d2l_test::build_dir;
+using d2l_test::read_file;
+using d2l_test::run_command;
+using d2l_test::TempDir;
+
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// The 1-based line of `chapters/<file>` that contains `what`.
+int line_of(const std::string& file, const std::string& what) {
+  const std::string text = read_file(file);
+  const size_t p = text.find(what);
+  BOOST_REQUIRE_MESSAGE(p != std::string::npos, file << " lacks '" << what << "'");
+  return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(p), '\n')) + 1;
+}
+
+// Runs of a few quick chapter programs with D2L_BOOK_TRACE, and the book written from them,
+// made once for the suite's tests.
+struct Runs {
+  TempDir dir{"book_runs"};
+  std::string runs = dir("runs"), out = dir("out"), book = dir("book");
+  Runs() {
+    fs::create_directories(runs);
+    const std::vector<std::pair<std::string, std::string>> programs = {
+        {"attention_cues", ""},
+        {"multihead_attention", ""},
+        {"nadaraya_watson", "--quick"},
+        {"bahdanau_attention", "--quick --translate \"i'm <unk> & 'cold' .\""}};
+    for (const auto& [name, args] : programs) {
+      const std::string cmd = "D2L_BOOK_TRACE=" + runs + "/" + name + ".trace " + build_dir() + "/chapters/" + name +
+                              " --threads 2 --out " + out + "/" + name + " " + args;
+      const int rc = run_command(cmd, runs + "/" + name + ".log", runs + "/" + name + ".err");
+      BOOST_REQUIRE_MESSAGE(rc == 0, name << " exited with " << rc << ": " << read_file(runs + "/" + name + ".err"));
+    }
+    d2l_test::write_file(runs + "/settings.txt", "tier: test\narguments: --quick\n");
+    const int rc = run_command(build_dir() + "/tools/book --runs " + runs + " --out " + book, dir("book.out"),
+                               dir("book.err"));
+    BOOST_REQUIRE_MESSAGE(rc == 0, "book exited with " << rc << ": " << read_file(dir("book.err")));
+  }
+};
+Runs& runs() {
+  static Runs r;
+  return r;
+}
+
+tt::assertion_result chromium_available(utf::test_unit_id) {
+  if (std::system("command -v chromium >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1") == 0) return true;
+  tt::assertion_result r(false);
+  r.message() << "chromium not found (bash tools/scripts/install_deps.sh --browser installs it)";
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(book)
+
+BOOST_AUTO_TEST_CASE(escape_makes_tokens_and_bad_bytes_safe) {
+  using d2l::book::escape;
+  BOOST_TEST(escape("<unk> & \"q\" 'x'") == "&lt;unk&gt; &amp; &quot;q&quot; &#39;x&#39;");
+  BOOST_TEST(escape("je suis \xE2\x80\x94 caf\xC3\xA9") == "je suis \xE2\x80\x94 caf\xC3\xA9");  // UTF-8 kept
+  BOOST_TEST(escape(std::string("a\xFF" "b\x01" "c\xC0\xAF", 7)) == "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c\xEF\xBF\xBD\xEF\xBF\xBD");
+  BOOST_TEST(d2l::book::line_anchor("chapters/a_b.cpp", 7) == "src-chapters-a_b-cpp-L7");
+}
+
+BOOST_AUTO_TEST_CASE(ranges_follow_blocks_and_statements) {
+  const std::vector<std::string> src = {
+      "int main() {",                              // 1
+      "  print_banner(\"one { not a brace\");",   // 2
+      "  f(1);  // }",                             // 3
+      "",                                          // 4
+      "  print_banner(\"two\");",                  // 5
+      "  if (x) {",                                // 6
+      "    show_heatmaps(w, \"Keys\",",            // 7
+      "                  path);",                  // 8
+      "    print_saved(path);",                    // 9
+      "  }",                                       // 10
+      "  write_figure(p, [&] {",                   // 11
+      "    plot(s, o, p);",                        // 12
+      "  });",                                     // 13
+      "}"};                                        // 14
+  using d2l::book::block_range;
+  using d2l::book::figure_range;
+  // Up to the next banner (blank line dropped), then up to the end of main's block.
+  BOOST_TEST(block_range(src, 2, 5).first == 2);
+  BOOST_TEST(block_range(src, 2, 5).last == 3);
+  BOOST_TEST(block_range(src, 2, 0).last == 3);  // the print_banner on line 5 ends it too
+  // ... and the opening of the block a banner that did not run is in.
+  const std::vector<std::string> ex = {"  print_banner(\"a\");", "  g();", "  if (ex) {", "    // ---",
+                                       "    print_banner(\"b\");", "  }"};
+  BOOST_TEST(block_range(ex, 1, 0).last == 2);
+  BOOST_TEST(block_range(src, 5, 0).last == 13);
+  BOOST_TEST(block_range(src, 7, 0).last == 9);  // inside the if: ends before its '}'
+  // print_saved takes the statement before it; write_figure its whole lambda.
+  BOOST_TEST(figure_range(src, 9).first == 7);
+  BOOST_TEST(figure_range(src, 9).last == 9);
+  BOOST_TEST(figure_range(src, 11).first == 11);
+  BOOST_TEST(figure_range(src, 11).last == 13);
+  const auto inc = d2l::book::layer_includes({"#include \"layers/gru.h\"", "#include \"core/ops.h\""});
+  BOOST_TEST(inc.size() == 1u);
+  BOOST_TEST(inc.at(0) == "layers/gru.h");
+}
+
+BOOST_AUTO_TEST_CASE(trace_names_each_banner_and_figure_line) {
+  Runs& r = runs();
+  const int banner = line_of("chapters/attention_cues.cpp", "print_banner(\"注意力的可视化");
+  const int saved = line_of("chapters/attention_cues.cpp", "print_saved(path);\n    return 0;");
+  BOOST_TEST(read_file(r.runs + "/attention_cues.trace") ==
+             "banner\tchapters/attention_cues.cpp\t" + std::to_string(banner) +
+                 "\t注意力的可视化 / Visualization of Attention\n"
+                 "figure\tchapters/attention_cues.cpp\t" + std::to_string(saved) + "\t" + r.out +
+                 "/attention_cues/attention_weights.png\n");
+  // Beside each PNG its SVG, whose 100 cells each carry a tooltip.
+  const std::string svg = read_file(r.out + "/attention_cues/attention_weights.svg");
+  BOOST_TEST(count(svg, "<title>") == 100u);
+  BOOST_TEST(svg.find("<title>Queries 3, Keys 3: 1.0000</title>") != std::string::npos);
+  BOOST_TEST(svg.find("<title>Queries 3, Keys 4: 0.0000</title>") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(pages_link_output_to_the_source_lines) {
+  Runs& r = runs();
+  const std::string index = read_file(r.book + "/index.html");
+  for (const char* page : {"attention_cues", "multihead_attention", "nadaraya_watson", "bahdanau_attention"})
+    BOOST_TEST(index.find(std::string("href=\"") + page + ".html\"") != std::string::npos, page);
+  BOOST_TEST(index.find("href=\"nadaraya_watson.html\">10.2</a>") != std::string::npos);  // exercises table
+  BOOST_TEST(index.find("<th>tier</th><td>test</td>") != std::string::npos);
+  const std::string page = read_file(r.book + "/attention_cues.html");
+  const int banner = line_of("chapters/attention_cues.cpp", "print_banner(\"注意力的可视化");
+  const int saved = line_of("chapters/attention_cues.cpp", "print_saved(path);\n    return 0;");
+  // The block: from the banner to the end of main's lambda (the line before "});").
+  const int end = line_of("chapters/attention_cues.cpp", "    return 0;\n  });\n}");
+  BOOST_TEST(page.find("<h1><span class=\"num\">10.1</span>注意力提示 <span class=\"en\">/ Attention Cues</span></h1>") !=
+             std::string::npos);
+  BOOST_TEST(page.find("href=\"#src-chapters-attention_cues-cpp-L" + std::to_string(banner) +
+                       "\">chapters/attention_cues.cpp lines " + std::to_string(banner) + "\xE2\x80\x93" +
+                       std::to_string(end) + "</a>") != std::string::npos);
+  // The figure: the show_heatmaps call before print_saved, inline with its tooltips.
+  BOOST_TEST(page.find("drawn by <a href=\"#src-chapters-attention_cues-cpp-L" + std::to_string(saved - 1) + "\">") !=
+             std::string::npos);
+  BOOST_TEST(count(page, "<title>") == 101u);  // the page's own and the 100 cells'
+  BOOST_TEST(page.find("<span id=\"src-chapters-attention_cues-cpp-L" + std::to_string(banner) + "\" class=\"ref\">") !=
+             std::string::npos);
+  BOOST_TEST(fs::file_size(r.book + "/figures/attention_cues/1-attention_weights.png") ==
+             fs::file_size(r.out + "/attention_cues/attention_weights.png"));
+  // The layers the program includes are listed, and the --translate tokens are escaped.
+  const std::string b = read_file(r.book + "/bahdanau_attention.html");
+  for (const char* f : {"src-layers-bahdanau_attention-h", "src-layers-gru-cpp", "src-tools-train-train_seq2seq-cpp"})
+    BOOST_TEST(b.find(std::string("<section id=\"") + f + "\">") != std::string::npos, f);
+  BOOST_TEST(b.find("i&#39;m &lt;unk&gt; &amp; &#39;cold&#39; . =&gt; ") != std::string::npos);
+  BOOST_TEST(b.find("<unk> &") == std::string::npos);
+  // Hovering over the attention of the --translate sentence reads its tokens.
+  BOOST_TEST(b.find(", Key positions 1 &apos;&lt;unk&gt;&apos;: 0.") != std::string::npos);
+  BOOST_TEST(b.find(", Key positions 5 &apos;&lt;eos&gt;&apos;: 0.") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_figure_or_run_is_an_error) {
+  TempDir t("book_bad");
+  fs::create_directories(t("runs"));
+  const int none = run_command(build_dir() + "/tools/book --runs " + t("runs") + " --out " + t("book"), t("o"), t("e"));
+  BOOST_TEST(none == 1);
+  BOOST_TEST(read_file(t("e")).find("no run of any chapter program in " + t("runs")) != std::string::npos);
+  t.write("runs/attention_cues.log", "== a <b> & \"c\" ==\nsaved " + t("gone.png") + "\n");
+  const int rc = run_command(build_dir() + "/tools/book --runs " + t("runs") + " --out " + t("book"), t("o"), t("e"));
+  BOOST_TEST(rc == 1);
+  BOOST_TEST(read_file(t("e")).find(t("gone.png") + ", printed by attention_cues, is missing") != std::string::npos);
+}
+
+// The heatmap tool's SVG is the same figure: a tooltip per cell, with the names given.
+BOOST_AUTO_TEST_CASE(heatmap_tool_svg_has_the_tooltips) {
+  TempDir t("book_heatmap");
+  const std::string in = t.write("w.txt", "0.25 0.75\n1 0\n");
+  const int rc = run_command(build_dir() + "/tools/heatmap --xlabel Keys --ylabel Queries --xnames 'go <eos>' "
+                             "--ynames \"va !\" --format svg --out " + t("w.svg") + " " + in, t("o"), t("e"));
+  BOOST_REQUIRE_MESSAGE(rc == 0, read_file(t("e")));
+  const std::string svg = read_file(t("w.svg"));
+  BOOST_TEST(count(svg, "<title>") == 4u);
+  BOOST_TEST(svg.find("<title>Queries 0 &apos;va&apos;, Keys 1 &apos;&lt;eos&gt;&apos;: 0.7500</title>") !=
+             std::string::npos, svg);
+  BOOST_TEST(svg.find("<title>Queries 1 &apos;!&apos;, Keys 0 &apos;go&apos;: 1.0000</title>") != std::string::npos);
+}
+
+// Every page in a real browser: no console error, images and SVGs with a size, links that
+// resolve, a screenshot of each under BUILD/book-screens/. The checker must also fail: a
+// page with a dangling link and an external script is refused (statically, no browser).
+BOOST_AUTO_TEST_CASE(pages_open_cleanly_in_chromium, *utf::precondition(chromium_available)) {
+  Runs& r = runs();
+  const std::string shots = build_dir() + "/book-screens";
+  TempDir t("book_check");
+  const int rc = run_command("python3 tests/book_check.py " + r.book + " " + shots, t("o"), t("e"));
+  const std::string out = read_file(t("o"));
+  BOOST_TEST(rc == 0, out << read_file(t("e")));
+  BOOST_TEST(out.find("attention_cues.html: 0 images, 1 SVGs, 100 cell tooltips") != std::string::npos, out);
+  BOOST_TEST(fs::file_size(shots + "/index.png") > 1000u);
+  BOOST_TEST(fs::file_size(shots + "/bahdanau_attention-figure.png") > 1000u);
+
+  fs::copy(r.book, t("bad"), fs::copy_options::recursive);
+  std::string page = read_file(t("bad/attention_cues.html"));
+  page.replace(page.find("</body>"), 7, "<a href=\"#nowhere\">x</a><script src=\"http://x/y.js\"></script></body>");
+  d2l_test::write_file(t("bad/attention_cues.html"), page);
+  const int bad = run_command("python3 tests/book_check.py " + t("bad") + " " + t("s") + " --static-only", t("o"), t("e"));
+  const std::string msg = read_file(t("o"));
+  BOOST_TEST(bad == 1);
+  BOOST_TEST(msg.find("FAIL attention_cues.html: link #nowhere: no id 'nowhere' in attention_cues.html") !=
+             std::string::npos, msg);
+  BOOST_TEST(msg.find("FAIL attention_cues.html: has a <script>") != std::string::npos, msg);
+  BOOST_TEST(msg.find("FAIL attention_cues.html: external reference http://x/y.js") != std::string::npos, msg);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
