@@ -4,8 +4,6 @@
 // their messages, in core/autograd_checks.cpp.
 #include "core/autograd.h"
 
-#include "core/gradient_leaves.h"
-
 #include <atomic>
 #include <utility>
 
@@ -120,7 +118,7 @@ void run_backward(const NodePtr& root) {
       stack.pop_back();
     }
   }
-  record_gradient_leaves(order);  // for the optimisers' check (core/gradient_leaves.h)
+  record_gradient_leaves(order);
   // Walk from the root back to the leaves: each node's gradient is complete when it runs
   // (the chain rule, summed over every path, because all later nodes have already added in).
   for (auto it = order.rbegin(); it != order.rend(); ++it) {

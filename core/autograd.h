@@ -128,6 +128,9 @@ bool first_visit(Node& n, uint64_t pass);
 bool made_without_grad(const Node& n);  // in a NoGrad, from tensors that require grad
 void add_identity_grads(Node& n);
 void free_graph_step(Node& n);
+// Notes the leaves this pass reaches, for the optimisers' stray-gradient check
+// (core/gradient_leaves.cpp).
+void record_gradient_leaves(const std::vector<NodePtr>& order);
 // run_backward's refusals, each an std::invalid_argument naming the op and the tensor
 // (core/autograd_checks.cpp): a graph an earlier backward() freed, and a tensor written
 // after an op read it (its data version differs from the one the op saw).

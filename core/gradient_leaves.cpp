@@ -1,6 +1,9 @@
 // core/gradient_leaves.cpp — the leaves a backward pass reached (see core/gradient_leaves.h).
 #include "core/gradient_leaves.h"
 
+#include "core/autograd.h"
+#include "core/bookkeeping.h"
+
 #include <algorithm>
 #include <unordered_set>
 
@@ -13,7 +16,7 @@ void record_gradient_leaves(const std::vector<NodePtr>& order) {
   g_leaves.clear();
   for (const NodePtr& n : order)
     for (const NodePtr& in : n->inputs)
-      if (in && in->requires_grad && !in->backward_fn && !in->freed && in->inputs.empty())
+      if (in && in->requires_grad && !in->backward_fn && !(in->book && in->book->freed) && in->inputs.empty())
         g_leaves.push_back(ReachedLeaf{in.get(), in->shape, n->op});
   // Each leaf once (a weight read by several ops keeps the first op found).
   std::stable_sort(g_leaves.begin(), g_leaves.end(),

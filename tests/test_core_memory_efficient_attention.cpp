@@ -144,9 +144,9 @@ BOOST_AUTO_TEST_CASE(memory_efficient_attention_tiers) {
       Vec tolS(Sr.size());
       for (size_t i = 0; i < Lr.size(); ++i) tolL[i] = n_terms * kEps * 4.0f * static_cast<float>(D);
       for (size_t i = 0; i < Sr.size(); ++i) tolS[i] = n_terms * kEps * std::fabs(Sr[i]);
-      BOOST_TEST(mismatches("forward O " + at, Of, Or, tolO) == 0, at);
-      BOOST_TEST(mismatches("forward max " + at, Lf, Lr, tolL) == 0, at);
-      BOOST_TEST(mismatches("forward sum " + at, Sf, Sr, tolS) == 0, at);
+      BOOST_TEST(mismatches("memory_efficient_attention_forward O " + at, Of, Or, tolO) == 0, at);
+      BOOST_TEST(mismatches("memory_efficient_attention_forward max " + at, Lf, Lr, tolL) == 0, at);
+      BOOST_TEST(mismatches("memory_efficient_attention_forward sum " + at, Sf, Sr, tolS) == 0, at);
       Vec dqr = dq0, dkr = dk0, dvr = dv0, dqf = dq0, dkf = dk0, dvf = dv0;
       d2l::reference::memory_efficient_attention_backward(dqr.data(), dkr.data(), dvr.data(), dO.data(), Or.data(),
                                                           Lr.data(), Sr.data(), q.data(), k.data(), v.data(), vl, B, Q, K, D, Dv,
@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(memory_efficient_attention_tiers) {
         Vec tol(r->size());
         for (size_t i = 0; i < tol.size(); ++i)
           tol[i] = static_cast<float>(n + D + Dv + 16) * kEps * 8.0f * static_cast<float>(D) * (1.0f + std::fabs((*r)[i]));
-        BOOST_TEST(mismatches(std::string("backward ") + name + " " + at, *f, *r, tol) == 0, at);
+        BOOST_TEST(mismatches(std::string("memory_efficient_attention_backward ") + name + " " + at, *f, *r, tol) == 0, at);
       }
 #ifdef _OPENMP
       // The same bits at 1 and 2 threads.
