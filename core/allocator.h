@@ -15,26 +15,35 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <string>
+#include <utility>
 
 namespace d2l {
+
+// An allocation that failed, with what it was for and its size: "[matmul] cannot allocate
+// a tensor of shape (100000, 100000): 40000000000 bytes (37.3 GiB)". A std::bad_alloc, so
+// code that catches those still does; what() says which allocation, where a plain
+// std::bad_alloc says only "std::bad_alloc".
+class OutOfMemory : public std::bad_alloc {
+ public:
+  explicit OutOfMemory(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
 
 float* allocate_floats(size_t n);         // n floats, 64-byte aligned, contents undefined
 void release_floats(float* p, size_t n);  // give a block from allocate_floats back
 
-struct AllocatorStats {  // of the build's tier
-  uint64_t requests = 0;    // allocate_floats calls
-  uint64_t os_allocs = 0;   // of those, how many went to the system allocator
-  uint64_t cached_bytes = 0;  // bytes sitting on free lists now
-};
-AllocatorStats allocator_stats();
-
-// Tests of running out of memory: while a hook is set, allocate_floats asks it first and
-// throws std::bad_alloc, as a system with no memory left would, for every size it refuses.
-// Asking the real system for more than it has is no test: whether it says no depends on the
-// machine (its memory, its overcommit policy, a sanitizer's limits). Null: no hook.
-using AllocationFailureHook = bool (*)(size_t n_floats);  // true: refuse
-void set_allocation_failure_hook(AllocationFailureHook hook);
-void allocator_trim();    // return every cached block to the system (fast tier)
+// The largest tensor block this process may take, in bytes (0, the default: no limit but
+// the machine's). A larger one fails as on a machine without the memory: std::bad_alloc, which
+// Tensor reports as OutOfMemory naming the op and the shape. Linux overcommits, so without a
+// limit a block larger than the machine's memory is often granted and the process is killed
+// later, when the block is filled. The chapter programs' --max-tensor-mb; the tests use it
+// to run out of memory on purpose.
+void set_max_tensor_bytes(size_t bytes);
 
 void* allocate_object(size_t bytes);           // 16-byte aligned, contents undefined
 void release_object(void* p, size_t bytes);     // bytes as given to allocate_object

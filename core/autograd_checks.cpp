@@ -6,7 +6,7 @@
 
 #include "core/autograd.h"
 #include "core/bookkeeping.h"
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/module.h"  // parameter_name
 
 namespace d2l {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/kernels.h"
+#include "core/kernels/flash_attention.h"
 #include "core/ops.h"
 
 namespace d2l {

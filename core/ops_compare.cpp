@@ -3,7 +3,7 @@
 // (core/kernels.h: compare_forward, isclose_forward); allclose and accuracy reduce their
 // results with the ordinary ops.
 #include "core/autograd.h"
-#include "core/kernels.h"
+#include "core/kernels/elementwise.h"
 #include "core/ops.h"
 
 namespace d2l {

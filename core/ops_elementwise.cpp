@@ -1,14 +1,14 @@
-// core/ops_elementwise.cpp — + - * / with NumPy broadcasting, and the unary math ops.
+// core/ops_elementwise.cpp — + - * / with NumPy broadcasting, and the unary math ops
+// (declared in core/ops.h).
 //
 // Each op: check, allocate, the forward kernel, then its backward recorded right under it.
-// The math of every function and its derivative is in the kernels (core/kernels.h):
+// The math of every function and its derivative is in the kernels (core/kernels/elementwise.h):
 // core/reference/elementwise.cpp writes each one out plainly.
 #include <algorithm>
 #include <utility>
 
 #include "core/autograd.h"
-#include "core/kernels.h"
-#include "core/ops.h"
+#include "core/kernels/elementwise.h"
 
 namespace d2l {
 

@@ -4,7 +4,7 @@
 // Legend: C = op(A) op(B) with op(A) (M, K) and op(B) (K, N); op(X) is X or Xᵀ as the
 // trans flags say (a transposed operand is stored the other way round).
 #include "core/autograd.h"
-#include "core/kernels.h"
+#include "core/kernels/matmul.h"
 #include "core/ops.h"
 
 namespace d2l {

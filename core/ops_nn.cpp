@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/kernels.h"
+#include "core/kernels/nn.h"
 #include "core/ops.h"
 #include "core/random.h"
 

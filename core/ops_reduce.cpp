@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/kernels.h"
+#include "core/kernels/reduce.h"
 #include "core/ops.h"
 
 namespace d2l {

@@ -8,6 +8,7 @@
 
 #include "core/autograd.h"
 #include "core/ops.h"
+#include "core/small_vector.h"
 
 namespace d2l {
 namespace {

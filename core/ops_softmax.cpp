@@ -1,7 +1,7 @@
-// core/ops_softmax.cpp — the book's masked_softmax (10.3, sec_attention-scoring-functions),
-// and the ops it is made of: sequence_mask and softmax; then log_softmax.
+// core/ops_softmax.cpp — softmax and sequence_mask, then the book's masked_softmax made of
+// them (10.3, sec_attention-scoring-functions), and log_softmax. Declared in core/ops.h.
 //
-// Each op checks its arguments and calls its kernels through the seam (core/kernels.h).
+// Each op checks its arguments and calls its kernels (core/kernels/softmax.h).
 // core/reference/softmax.cpp writes masked_softmax_forward as the book's three steps:
 //   valid_lens = torch.repeat_interleave(valid_lens, shape[1])   (or reshape(-1) when 2-D)
 //   X = d2l.sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)
@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/kernels.h"
-#include "core/ops.h"
+#include "core/kernels/softmax.h"
 
 namespace d2l {
 namespace {
@@ -33,6 +32,36 @@ std::vector<int64_t> read_lengths(const Tensor& lens, const char* op, const Shap
 }
 
 }  // namespace
+
+// softmax over the last dim: x viewed as R rows of C entries. The backward needs only the
+// output y (∂y_j/∂x_i = y_j (δ_ij − y_i)).
+Tensor softmax(const Tensor& x) {
+  OpCall op("softmax", {x});
+  check(x.ndim() >= 1, "softmax", "needs at least 1 dim, got shape ", x.shape());
+  const int64_t C = x.shape().back(), R = C ? x.numel() / C : 0;
+  Tensor y = empty(x.shape());
+  kernels::softmax_forward(y.data(), x.data(), R, C);
+  op.save_for_backward(y);
+  return op.finish(y, [R, C](Node& node) {
+    if (float* dx = node.input_grad(0)) kernels::softmax_backward(dx, node.grad.get(), node.data.get(), R, C);
+  });
+}
+
+// d2l.sequence_mask: X (batch, maxlen, ...); steps t >= valid_len[b] along dim 1 are set to
+// value. The kept entries pass their gradient through, the masked ones get none.
+Tensor sequence_mask(const Tensor& X, const Tensor& valid_len, float value) {
+  OpCall op("sequence_mask", {X, valid_len});
+  check(X.ndim() >= 2, "sequence_mask", "X must be (batch, maxlen, ...), got ", X.shape());
+  check(valid_len.ndim() == 1 && valid_len.numel() == X.shape()[0], "sequence_mask",
+        "valid_len must be 1-D with one length per batch row: valid_len ", valid_len.shape(), ", X ", X.shape());
+  std::vector<int64_t> len = read_lengths(valid_len, "sequence_mask", X.shape());
+  const int64_t B = X.shape()[0], T = X.shape()[1], I = B * T != 0 ? X.numel() / (B * T) : 0;
+  Tensor y = empty(X.shape());
+  kernels::sequence_mask_forward(y.data(), X.data(), len.data(), B, T, I, value);
+  return op.finish(y, [B, T, I, len = std::move(len)](Node& node) {
+    if (float* dX = node.input_grad(0)) kernels::sequence_mask_backward(dX, node.grad.get(), len.data(), B, T, I);
+  });
+}
 
 // d2l.masked_softmax: X (batch, no. of queries, no. of keys); valid_lens undefined (a plain
 // softmax), (batch,) (one length per batch row, repeated over the queries) or (batch, no. of
@@ -56,36 +85,6 @@ Tensor masked_softmax(const Tensor& X, const Tensor& valid_lens) {
   return op.finish(y, [B, Q, K, per_query, lens = std::move(lens)](Node& node) {
     if (float* dX = node.input_grad(0))
       kernels::masked_softmax_backward(dX, node.grad.get(), node.data.get(), lens.data(), B, Q, K, per_query);
-  });
-}
-
-// d2l.sequence_mask: X (batch, maxlen, ...); steps t >= valid_len[b] along dim 1 are set to
-// value. The kept entries pass their gradient through, the masked ones get none.
-Tensor sequence_mask(const Tensor& X, const Tensor& valid_len, float value) {
-  OpCall op("sequence_mask", {X, valid_len});
-  check(X.ndim() >= 2, "sequence_mask", "X must be (batch, maxlen, ...), got ", X.shape());
-  check(valid_len.ndim() == 1 && valid_len.numel() == X.shape()[0], "sequence_mask",
-        "valid_len must be 1-D with one length per batch row: valid_len ", valid_len.shape(), ", X ", X.shape());
-  std::vector<int64_t> len = read_lengths(valid_len, "sequence_mask", X.shape());
-  const int64_t B = X.shape()[0], T = X.shape()[1], I = B * T != 0 ? X.numel() / (B * T) : 0;
-  Tensor y = empty(X.shape());
-  kernels::sequence_mask_forward(y.data(), X.data(), len.data(), B, T, I, value);
-  return op.finish(y, [B, T, I, len = std::move(len)](Node& node) {
-    if (float* dX = node.input_grad(0)) kernels::sequence_mask_backward(dX, node.grad.get(), len.data(), B, T, I);
-  });
-}
-
-// softmax over the last dim: x viewed as R rows of C entries. The backward needs only the
-// output y (∂y_j/∂x_i = y_j (δ_ij − y_i)).
-Tensor softmax(const Tensor& x) {
-  OpCall op("softmax", {x});
-  check(x.ndim() >= 1, "softmax", "needs at least 1 dim, got shape ", x.shape());
-  const int64_t C = x.shape().back(), R = C ? x.numel() / C : 0;
-  Tensor y = empty(x.shape());
-  kernels::softmax_forward(y.data(), x.data(), R, C);
-  op.save_for_backward(y);
-  return op.finish(y, [R, C](Node& node) {
-    if (float* dx = node.input_grad(0)) kernels::softmax_backward(dx, node.grad.get(), node.data.get(), R, C);
   });
 }
 

@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <unordered_map>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/debug.h"
 #include "core/gradient_leaves.h"
-#include "core/kernels.h"
+#include "core/kernels/optim.h"
 
 namespace d2l {
 

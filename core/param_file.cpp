@@ -7,7 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/files.h"
 #include "core/module.h"
 

@@ -91,6 +91,17 @@ std::string shape_str(const Shape& shape) {
   return os.str();
 }
 
+void Shape::room_for(size_t n) const {
+  if (n <= kMaxDims) return;
+  fail(current_op() ? current_op() : "Shape", "a tensor has at most ", kMaxDims, " dims; ", *this,
+       " cannot take ", n - n_, " more");
+}
+
+int64_t Shape::at(size_t i) const {
+  if (i >= n_) throw std::out_of_range("[Shape] dim " + std::to_string(i) + " of " + shape_str(*this));
+  return dims_[i];
+}
+
 // --- shape and data ----------------------------------------------------------------------
 
 // An undefined handle reaching an op names the op (OpCall keeps the innermost running one).

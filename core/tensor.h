@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "core/check.h"
 #include "core/shape.h"
 
 namespace d2l {
@@ -22,7 +21,7 @@ namespace d2l {
 struct Node;
 struct NodeBookkeeping;
 using NodePtr = std::shared_ptr<Node>;
-using NodeList = SmallVector<NodePtr, 3>;  // a node's inputs: ops have one to three
+using NodeList = std::vector<NodePtr>;  // a node's inputs
 // A node's backward: adds its gradient into its inputs' gradients.
 using BackwardFn = std::function<void(Node&)>;
 

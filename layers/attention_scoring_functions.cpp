@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/debug.h"
 #include "core/ops.h"
 

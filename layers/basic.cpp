@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/debug.h"
 #include "core/init.h"
 #include "core/ops.h"

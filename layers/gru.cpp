@@ -11,7 +11,7 @@
 #include "core/autograd.h"
 #include "core/debug.h"
 #include "core/init.h"
-#include "core/kernels.h"
+#include "core/kernels/gru.h"
 #include "core/ops.h"
 
 namespace d2l {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/debug.h"
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/ops.h"
 
 namespace d2l {

@@ -5,7 +5,7 @@
 #include "layers/nadaraya_watson.h"
 
 #include "core/debug.h"
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/ops.h"
 
 namespace d2l {

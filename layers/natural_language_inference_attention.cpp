@@ -7,7 +7,7 @@
 // no backward code).
 #include "layers/natural_language_inference_attention.h"
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/debug.h"
 #include "core/ops.h"
 

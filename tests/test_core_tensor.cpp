@@ -147,17 +147,17 @@ BOOST_AUTO_TEST_CASE(allocator_alignment_and_reuse) {
   // requests grow and system allocations do not.
   float* first = fast::allocate_floats(1000);
   fast::release_floats(first, 1000);
-  const AllocatorStats before = fast::allocator_stats();
+  const fast::AllocatorStats before = fast::allocator_stats();
   BOOST_TEST(before.cached_bytes >= 4096u);  // 1000 floats -> the 4 KiB class
   float* again = fast::allocate_floats(1000);
   BOOST_TEST(again == first);  // the block just freed, popped from its free list
   fast::release_floats(again, 1000);
-  const AllocatorStats after = fast::allocator_stats();
+  const fast::AllocatorStats after = fast::allocator_stats();
   BOOST_TEST(after.requests == before.requests + 1);
   BOOST_TEST(after.os_allocs == before.os_allocs);
-  // A training-like step in steady state, through the build's tier. The fast tier: once the
-  // first iteration has filled the free lists, later ones never call the system allocator.
-  // The reference tier: every tensor's block comes from the system and goes back to it.
+  // A training-like step in steady state, in the fast tier's build: once the first iteration
+  // has filled the free lists, later ones never call the system allocator. (The reference
+  // tier takes every block from the system and gives it back.)
   Tensor w = normal(0, 1, {8, 8});
   w.requires_grad_();
   auto step = [&] {
@@ -168,14 +168,13 @@ BOOST_AUTO_TEST_CASE(allocator_alignment_and_reuse) {
   };
   step();
   step();
-  const AllocatorStats warm = allocator_stats();
+  const fast::AllocatorStats warm = fast::allocator_stats();
   for (int i = 0; i < 20; ++i) step();
-  const AllocatorStats end = allocator_stats();
-  BOOST_TEST(end.requests > warm.requests + 100);
-  if (std::string(kernels::tier_name()) == "fast")
+  const fast::AllocatorStats end = fast::allocator_stats();
+  if (std::string(kernels::tier_name()) == "fast") {
+    BOOST_TEST(end.requests > warm.requests + 100);
     BOOST_TEST(end.os_allocs == warm.os_allocs);
-  else
-    BOOST_TEST(end.os_allocs - warm.os_allocs == end.requests - warm.requests);
+  }
   // allocator_trim hands every cached block back.
   fast::allocator_trim();
   BOOST_TEST(fast::allocator_stats().cached_bytes == 0u);

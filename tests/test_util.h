@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/debug.h"
 #include "core/ops.h"
 #include "core/random.h"

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/fast/gemm_kernels.h"
 #include "core/fast/parallel.h"
 #ifdef _OPENMP

@@ -1,5 +1,6 @@
-// core/fast/kernels.h — the fast tier: every kernel of the seam (core/kernel_list.h, where
-// each one's sizes and shapes are written out), in d2l::fast. Where speed needs nothing
+// core/fast/kernels.h — the fast tier, d2l::fast: every kernel of the seam (declared by
+// core/kernels.h from core/kernel_list.h, where each one's sizes and shapes are written out),
+// and the caching allocators. Where speed needs nothing
 // beyond the plain loop (comparisons, max, sequence_mask) the fast kernel calls the
 // reference one.
 #pragma once
@@ -7,7 +8,7 @@
 #include <vector>
 
 #include "core/allocator.h"
-#include "core/kernels.h"
+#include "core/kernel_list.h"
 #include "core/reference/kernels.h"
 
 namespace d2l {
@@ -18,16 +19,17 @@ using kernels::Broadcast;
 using kernels::Compare;
 using kernels::Unary;
 
-// Every kernel of the seam (core/kernel_list.h, declared here in d2l::fast), defined in
-// the file of core/fast/ named like its op's: elementwise.cpp (element-wise and
-// comparisons), reduce.cpp, softmax.cpp, matmul.cpp, nn.cpp, gru.cpp.
-#include "core/kernel_list.h"
-
-// allocator.cpp: tensor memory (core/allocator.h)
+// allocator.cpp: tensor memory (core/allocator.h), and what the cache holds, for tests and
+// benchmarks of it
 float* allocate_floats(size_t n);
 void release_floats(float* p, size_t n);
+struct AllocatorStats {
+  uint64_t requests = 0;      // allocate_floats calls
+  uint64_t os_allocs = 0;     // of those, how many went to the system allocator
+  uint64_t cached_bytes = 0;  // bytes sitting on free lists now
+};
 AllocatorStats allocator_stats();
-void allocator_trim();
+void allocator_trim();  // return every cached block to the system
 // object_pool.cpp: the engine's small objects (core/allocator.h)
 void* allocate_object(size_t bytes);
 void release_object(void* p, size_t bytes);

@@ -1,7 +1,6 @@
 // core/reference/allocator.cpp — tensor memory straight from the system: every buffer is a
 // fresh 64-byte-aligned block, handed back when its tensor dies. (The fast tier keeps freed
 // blocks for reuse instead: core/fast/allocator.cpp and core/fast/object_pool.cpp.)
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -11,12 +10,7 @@
 
 namespace d2l {
 namespace reference {
-namespace {
-std::atomic<uint64_t> requests{0};  // tensors may be created on any thread
-}  // namespace
-
 float* allocate_floats(size_t n) {
-  ++requests;
   // So large that the byte count below would wrap around to a small block: refuse it (the
   // caller, core/tensor.cpp, turns the bad_alloc into an error naming the tensor).
   if (n > (SIZE_MAX - 64) / sizeof(float)) throw std::bad_alloc();
@@ -27,15 +21,6 @@ float* allocate_floats(size_t n) {
 }
 
 void release_floats(float* p, size_t) { std::free(p); }
-
-// Every request goes to the system and nothing is cached.
-AllocatorStats allocator_stats() {
-  AllocatorStats s;
-  s.requests = s.os_allocs = requests.load();
-  return s;
-}
-
-void allocator_trim() {}
 
 // The engine's small objects: one operator new each.
 void* allocate_object(size_t bytes) { return ::operator new(bytes); }

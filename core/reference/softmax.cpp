@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/reference/kernels.h"
+#include "core/kernels/softmax.h"
 
 namespace d2l {
 namespace reference {

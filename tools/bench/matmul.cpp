@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/kernels.h"
+#include "core/kernels/matmul.h"
 #include "tools/cli/cli_args.h"
 
 #ifdef _OPENMP

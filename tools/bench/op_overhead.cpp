@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/kernels.h"
+#include "core/kernels/elementwise.h"
 #include "core/ops.h"
 #include "core/random.h"
 

@@ -1,6 +1,8 @@
 // tools/cli/cli_args.cpp — option parsing for the chapter programs (see tools/cli/cli_args.h).
 #include "tools/cli/cli_args.h"
 
+#include "core/allocator.h"  // OutOfMemory
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -16,7 +18,7 @@
 #endif
 
 #include "core/files.h"
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/random.h"
 #include "tools/book/source_trace.h"
 #include "tools/figures/figures.h"
@@ -211,6 +213,10 @@ void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed
                               "on a busy machine), 0 for the OpenMP default (all cores)"
                             : "OpenMP threads, 0 for the OpenMP default (all cores)",
                0, 1024);
+  args.add_int("max-tensor-mb", 0,
+               "fail with a clear error, naming the op and shape, for any tensor larger than this many MiB "
+               "(0: no limit but the machine's, whose out-of-memory killer may end the run instead)",
+               0, int64_t{1} << 40);
   args.add_string("out", out_dir, "directory for the figures (created)", "DIR");
 }
 
@@ -279,6 +285,7 @@ std::string apply_chapter_options(const CliArgs& args) {
 #ifdef _OPENMP
   if (args.get_int("threads") > 0) omp_set_num_threads(static_cast<int>(args.get_int("threads")));
 #endif
+  set_max_tensor_bytes(static_cast<size_t>(args.get_int("max-tensor-mb")) << 20);
   // An empty path would be read as "not given": nothing saved, a training from scratch.
   for (const char* name : {"save", "load", "resume"})
     if (args.has(name) && args.given(name) && args.get_string(name).empty())

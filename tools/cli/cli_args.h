@@ -103,7 +103,8 @@ class CliArgs {
 
 // The options every chapter program has: --seed N (default `seed`, so runs reproduce),
 // --threads N (default `threads`; 0: OpenMP's default, all cores; ignored in a serial build)
-// and --out DIR (default `out_dir`, e.g. "out/attention_cues").
+// --max-tensor-mb N (default 0, no limit: set_max_tensor_bytes, core/allocator.h) and --out
+// DIR (default `out_dir`, e.g. "out/attention_cues").
 // A program whose work comes in small pieces passes threads = 1: the book's seq2seq models
 // (64 x 32 matrices, a few microseconds per op) gain nothing from a second thread on an idle
 // machine, and on a busy one every parallel region may wait for a thread whose core another

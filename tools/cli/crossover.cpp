@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "tools/cli/cli_args.h"
 #include "tools/train/crossover.h"
 

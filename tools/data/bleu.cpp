@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "tools/data/text.h"
 
 namespace d2l {

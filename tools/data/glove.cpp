@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/files.h"
 #include "tools/data/text.h"
 

@@ -40,7 +40,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 
 namespace d2l {
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <utility>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/random.h"
 #include "tools/data/text.h"
 

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "tools/figures/raster/canvas.h"
 
 namespace d2l {

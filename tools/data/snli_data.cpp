@@ -11,7 +11,7 @@
 #include <iostream>
 #include <numeric>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/files.h"
 #include "core/random.h"
 #include "tools/data/nmt_data.h"

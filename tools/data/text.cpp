@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/files.h"
 
 namespace d2l {

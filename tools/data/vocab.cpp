@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 
 namespace d2l {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "tools/book/source_trace.h"
 #include "tools/figures/surface.h"
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <map>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "tools/book/source_trace.h"
 #include "tools/figures/surface.h"
 #include "tools/figures/figures_style.h"

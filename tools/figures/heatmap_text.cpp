@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "tools/data/text.h"
 
 namespace d2l {

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/tensor.h"
 #include "tools/figures/figures.h"
 #include "tools/figures/figures_style.h"

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <tuple>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "tools/figures/figures.h"
 #include "tools/figures/figures_style.h"
 #include "tools/figures/surface.h"

@@ -6,7 +6,7 @@
 #include <cctype>
 #include <filesystem>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 
 namespace d2l {
 

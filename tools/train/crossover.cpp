@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/json.h"
 #include "core/ops.h"
 #include "core/safetensors.h"

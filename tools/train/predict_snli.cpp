@@ -2,7 +2,7 @@
 #include "tools/train/predict_snli.h"
 
 #include "core/autograd.h"
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/ops.h"
 
 namespace d2l {

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "core/autograd.h"
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/ops.h"
 #include "tools/figures/animator.h"
 #include "tools/train/ids_tensor.h"

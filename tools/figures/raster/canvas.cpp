@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "core/check.h"
+#include "core/shape.h"  // check
 #include "core/files.h"
 
 namespace d2l {

@@ -1,0 +1,34 @@
+// tests/test_core_kernel_tiers_cover.cpp — suite core_kernel_tiers_cover: every kernel of
+// the seam (core/kernel_list.h) had its two tiers compared by a check of suite
+// core_kernel_tiers (the first word of each mismatches() label, tier_compare.h), so a kernel
+// added without a comparison fails here. It runs after core_kernel_tiers, which it depends
+// on (if that suite fails, this one is skipped: the failure is already reported).
+//
+// The list is read first, before any header that includes it, with this file's own
+// D2L_KERNEL: each kernel's line then records its name.
+#include <string>
+#include <vector>
+
+namespace {
+std::vector<std::string>& listed_kernels() {
+  static std::vector<std::string> names;
+  return names;
+}
+}  // namespace
+
+#define D2L_KERNEL(name, ...) static const bool name##_is_listed = (listed_kernels().push_back(#name), true)
+#include "core/kernel_list.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/tier_compare.h"
+
+BOOST_AUTO_TEST_SUITE(core_kernel_tiers_cover, *boost::unit_test::depends_on("core_kernel_tiers"))
+
+BOOST_AUTO_TEST_CASE(every_listed_kernel_compared) {
+  BOOST_TEST(listed_kernels().size() >= 30u);  // the list was read: 34 kernels when this was written
+  for (const std::string& name : listed_kernels())
+    BOOST_TEST(tier_test::compared_kernels().count(name) == 1u, name << ": no tier test compares its fast and reference kernels");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
