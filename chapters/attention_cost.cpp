@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/kernels.h"
+#include "core/kernel_list.h"  // tier_name
 #include "core/ops.h"
 #include "layers/transformer.h"
 #include "tools/cli/cli_args.h"

@@ -1,7 +1,6 @@
 // core/autograd.cpp — the engine: the dispatch point every op passes through (recording the
-// graph) and the backward pass over it. Trace, profile, numerics checks and the DOT writer
-// are in core/debug.cpp, reached only through engine_hook; the checks backward makes, with
-// their messages, in core/autograd_checks.cpp.
+// graph) and the backward pass over it. The debug switches are in core/debug.cpp (through
+// engine_hook); the checks backward makes, with their messages, in core/autograd_checks.cpp.
 #include "core/autograd.h"
 
 #include <atomic>
@@ -90,14 +89,12 @@ Tensor OpCall::finish(Tensor y) { return finish(std::move(y), nullptr); }
 void run_backward(const NodePtr& root) {
   check_not_freed(*root);
   // Topological order by an iterative depth-first search (no recursion: a 250-epoch RNN
-  // graph can be thousands of nodes deep). order ends up with every node after its inputs.
-  // Each pass has its own number, and a node remembers the last pass that reached it
-  // (first_visit), so every node is taken once. The order holds owning pointers: freeing a
-  // node's links below must not destroy nodes that are still waiting for their turn.
+  // graph can be thousands of nodes deep): every node after its inputs, each taken once
+  // (first_visit: a node remembers the last pass that reached it). The order holds owning
+  // pointers: freeing a node's links below must not destroy nodes still waiting their turn.
   static std::atomic<uint64_t> passes{0};
   const uint64_t pass = ++passes;
-  // The two lists keep their capacity on this thread from one backward to the next (a
-  // training step's graph is the same size every time): no large allocation per pass.
+  // The lists keep their capacity on this thread from one pass to the next.
   thread_local std::vector<NodePtr> order_spare;
   thread_local std::vector<std::pair<const NodePtr*, size_t>> stack_spare;
   std::vector<NodePtr> order;

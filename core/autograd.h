@@ -14,9 +14,6 @@
 // finish() links y to its inputs when grad mode is on and some input requires a gradient.
 // The backward closure receives y's graph node; it must not capture a Tensor handle to y
 // itself (a shared_ptr cycle: the graph would never be freed).
-//
-// The teaching switches (D2L_TRACE, D2L_PROFILE, D2L_CHECK_NUMERICS) live in core/debug.h;
-// the engine reaches them through one pointer, engine_hook, that is null while all are off.
 #pragma once
 #include <cstdint>
 #include <initializer_list>
@@ -37,20 +34,17 @@ class OpCall {
   OpCall(const char* op, const std::vector<Tensor>& inputs);
   ~OpCall();  // current_op() goes back to the op that called this one, if any
   OpCall(const OpCall&) = delete;
-  OpCall& operator=(const OpCall&) = delete;
   // What the backward reads besides the gradients, as PyTorch's ctx.save_for_backward: some
   // of this op's inputs and/or its output (undefined tensors are ignored; calls add up).
-  // An op that never calls it keeps everything, which is always correct; one that does lets
-  // the engine free the rest early (a Linear's output that only a ReLU reads, through its
-  // own output). Node::input_data gives the saved inputs' data.
+  // Node::input_data gives the saved inputs' data. An op that never calls it keeps
+  // everything; one that does lets the engine free the rest early.
   template <class... Tensors>
   void save_for_backward(const Tensors&... tensors) {
     declared_saves_ = true;
     (save(tensors), ...);
   }
-  // d(loss)/d(input i) is d(loss)/d(output), number for number (a + b for a of the output's
-  // shape; reshape). The backward leaves input i alone (Node::input_grad(i) is null) and
-  // the engine adds the output's gradient into it.
+  // d(loss)/d(input i) is d(loss)/d(output), number for number (a + b, reshape): the backward
+  // skips input i (input_grad(i) is null) and the engine adds the output's gradient into it.
   void gradient_is_identity(size_t i) { identity_grads_ |= input_bit(i); }
   // Records y's history (if any input needs a gradient and grad mode is on) and returns y.
   Tensor finish(Tensor y, BackwardFn backward);
@@ -86,7 +80,6 @@ class OpScope {
   explicit OpScope(const char* op);
   ~OpScope();
   OpScope(const OpScope&) = delete;
-  OpScope& operator=(const OpScope&) = delete;
 
  private:
   const char* outer_op_;
@@ -100,15 +93,14 @@ class NoGrad {
   NoGrad();
   ~NoGrad();
   NoGrad(const NoGrad&) = delete;
-  NoGrad& operator=(const NoGrad&) = delete;
 
  private:
   bool prev_;
 };
 
 // --- the one hook the debug switches hang on -----------------------------------------------
-// core/debug.cpp points engine_hook at its functions while a switch is on and resets it to
-// null when all are off, so a normal op pays one branch for all of them.
+// While D2L_TRACE, D2L_PROFILE or D2L_CHECK_NUMERICS is on, core/debug.cpp points engine_hook
+// at its functions; with all off it is null, so a normal op pays one branch for all of them.
 struct EngineHook {
   void (*op_started)(OpCall& call);
   // After the forward computed y, before y is linked into the graph; may wrap `backward`.
@@ -119,21 +111,16 @@ extern const EngineHook* engine_hook;  // defined in core/debug.cpp (so it is al
 
 // --- internal: used by Tensor::backward ----------------------------------------------------
 void run_backward(const NodePtr& root);  // root->grad must already hold d(loss)/d(root)
-// The engine's notes and memory policy (core/bookkeeping.cpp): finish() notes what the op
-// declared; first_visit is true the first time a backward pass reaches n; the inputs
-// declared by gradient_is_identity receive n's gradient; the graph behind n is dropped
-// once its step has run.
+// The engine's notes and memory policy (core/bookkeeping.cpp), the optimisers' stray-gradient
+// check (core/gradient_leaves.cpp), and backward's refusals, naming the op and the tensor: a
+// graph an earlier backward() freed, a tensor written after an op read it
+// (core/autograd_checks.cpp).
 void note_recorded_op(Node& y, bool recorded, bool without_grad, uint32_t saved, uint32_t identity_grads);
-bool first_visit(Node& n, uint64_t pass);
-bool made_without_grad(const Node& n);  // in a NoGrad, from tensors that require grad
-void add_identity_grads(Node& n);
-void free_graph_step(Node& n);
-// Notes the leaves this pass reaches, for the optimisers' stray-gradient check
-// (core/gradient_leaves.cpp).
+bool first_visit(Node& n, uint64_t pass);  // true the first time a backward pass reaches n
+bool made_without_grad(const Node& n);     // in a NoGrad, from tensors that require grad
+void add_identity_grads(Node& n);          // gradient_is_identity's inputs get n's gradient
+void free_graph_step(Node& n);             // retain_graph=False: n's closure and links go
 void record_gradient_leaves(const std::vector<NodePtr>& order);
-// run_backward's refusals, each an std::invalid_argument naming the op and the tensor
-// (core/autograd_checks.cpp): a graph an earlier backward() freed, and a tensor written
-// after an op read it (its data version differs from the one the op saw).
 void check_not_freed(const Node& root);
 void check_input_not_freed(const Node& node, const Node& in);
 void check_versions(const Node& n);

@@ -12,3 +12,9 @@
 #include "core/kernels/optim.h"
 #include "core/kernels/reduce.h"
 #include "core/kernels/softmax.h"
+
+namespace d2l {
+namespace kernels {
+const char* tier_name();  // "fast" or "reference": the tier this build calls (core/kernels.cpp)
+}  // namespace kernels
+}  // namespace d2l

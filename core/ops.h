@@ -7,9 +7,17 @@
 #pragma once
 #include <vector>
 
+#include "core/creation.h"
 #include "core/tensor.h"
 
 namespace d2l {
+
+// --- dims (core/tensor.cpp) ------------------------------------------------------------------
+int64_t numel_of(const Shape& shape);  // the product of the dims, checked against overflow
+int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);  // -1 -> ndim-1, checked
+// The same, for a dim of `shape` (or of shape with `extra` more dims, for unsqueeze and
+// stack), naming the shape in the error.
+int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t extra = 0);
 
 // --- ops_elementwise.cpp -------------------------------------------------------------------
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);

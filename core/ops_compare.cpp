@@ -1,6 +1,6 @@
 // core/ops_compare.cpp — the checks a training loop runs on its numbers: comparisons giving
 // 0/1 tensors, isclose and allclose, and the book's accuracy. The loops are the kernels'
-// (core/kernels.h: compare_forward, isclose_forward); allclose and accuracy reduce their
+// (core/kernels/elementwise.h: compare_forward, isclose_forward); allclose and accuracy reduce their
 // results with the ordinary ops.
 #include "core/autograd.h"
 #include "core/kernels/elementwise.h"

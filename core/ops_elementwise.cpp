@@ -14,7 +14,6 @@ namespace d2l {
 
 // --- broadcasting --------------------------------------------------------------------------
 // NumPy rule: align shapes at the right; two sizes are compatible when equal or one is 1.
-
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   const size_t n = std::max(a.size(), b.size());
   Shape out(n);
@@ -28,7 +27,6 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 }
 
 namespace {
-
 // a op b with broadcasting. Backward: add: da += g, db += g;  sub: da += g, db -= g;
 // mul: da += g b, db += g a;  div (y = a/b): da += g / b, db -= g a / b². An input that was
 // broadcast receives the sum over every output it fed.
@@ -67,7 +65,6 @@ Tensor unary(const Tensor& x, kernels::Unary f, const char* name, float s = 0.0f
                               node.numel(), f, s);
   });
 }
-
 }  // namespace
 
 using kernels::Binary;

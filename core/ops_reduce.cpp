@@ -2,7 +2,7 @@
 //
 // A reduction over dim d of a row-major tensor views it as (outer, n, inner): outer is the
 // product of the sizes before d, n the size of d, inner the product after. Output element
-// (o, i) reduces x[o, 0..n-1, i] (the kernels in core/kernels.h).
+// (o, i) reduces x[o, 0..n-1, i] (the kernels in core/kernels/reduce.h).
 #include <vector>
 
 #include "core/autograd.h"

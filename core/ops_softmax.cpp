@@ -1,7 +1,6 @@
 // core/ops_softmax.cpp — softmax and sequence_mask, then the book's masked_softmax made of
-// them (10.3, sec_attention-scoring-functions), and log_softmax. Declared in core/ops.h.
-//
-// Each op checks its arguments and calls its kernels (core/kernels/softmax.h).
+// them (10.3, sec_attention-scoring-functions), and log_softmax. Declared in core/ops.h; each
+// op checks its arguments and calls its kernels (core/kernels/softmax.h).
 // core/reference/softmax.cpp writes masked_softmax_forward as the book's three steps:
 //   valid_lens = torch.repeat_interleave(valid_lens, shape[1])   (or reshape(-1) when 2-D)
 //   X = d2l.sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)
@@ -16,8 +15,7 @@
 namespace d2l {
 namespace {
 
-// Valid lengths are stored as floats, like the book's tensors: read them as integers,
-// checking that each is a whole number >= 0.
+// Valid lengths are floats, like the book's tensors: read as integers, each a whole number >= 0.
 std::vector<int64_t> read_lengths(const Tensor& lens, const char* op, const Shape& x_shape) {
   const int64_t n = lens.numel();
   const float* data = lens.data();  // read once: a call per element cost more than the check

@@ -2,11 +2,10 @@
 // torch.Size), e.g. (2, 10, 4); and check(), the error for a caller's mistake, which names
 // the op and prints every shape involved.
 //
-// It reads like a std::vector<int64_t> (Shape s = {2, 3}; s.size(); s[0]; s.push_back(4);
-// s.back(); ==) and converts to and from one, but keeps its dims inside itself, up to
-// kMaxDims: every op builds shapes (its output's, a broadcast's three), and with a
-// std::vector each one was a malloc and a free, a large share of a small op's cost. The
-// book's tensors have at most 4 dims; a 9th dim is an error that names the op.
+// It reads like a std::vector<int64_t> (s = {2, 3}; s.size(); s[0]; s.push_back(4); ==) and
+// converts to and from one, but keeps its dims inside itself: every op builds shapes, and
+// with a std::vector each was a malloc and a free, a large share of a small op's cost. The
+// book's tensors have at most 4 dims; beyond kMaxDims is an error that names the op.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -22,7 +21,6 @@ namespace d2l {
 class Shape {
  public:
   static constexpr size_t kMaxDims = 8;
-  using value_type = int64_t;
   Shape() = default;
   explicit Shape(size_t n, int64_t value = 0) { resize(n, value); }
   Shape(std::initializer_list<int64_t> dims) : Shape(dims.begin(), dims.end()) {}
@@ -92,9 +90,7 @@ std::string shape_str(const Shape& shape);  // defined in core/tensor.cpp
 // which call went wrong and why. core/ and layers/ never exit().
 namespace detail {
 template <class T>
-void append(std::ostringstream& os, const T& part) {
-  os << part;
-}
+void append(std::ostringstream& os, const T& part) { os << part; }
 // A Shape, or a std::vector<int64_t> of dims, prints as shape_str does: "(2, 10, 4)".
 inline void append(std::ostringstream& os, const Shape& s) { os << shape_str(s); }
 inline void append(std::ostringstream& os, const std::vector<int64_t>& s) { os << shape_str(s); }

@@ -13,6 +13,8 @@
 #include "core/allocator.h"
 #include "core/autograd.h"
 #include "core/bookkeeping.h"
+#include "core/creation.h"
+#include "core/ops.h"  // normalize_dim, numel_of
 #include "core/random.h"
 
 namespace d2l {

@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,7 @@ using NodeList = std::vector<NodePtr>;  // a node's inputs
 using BackwardFn = std::function<void(Node&)>;
 
 // --- memory --------------------------------------------------------------------------------
-// 64-byte-aligned blocks of floats from the build's tier (core/allocator.h: the fast tier
-// keeps freed blocks for reuse, since a training step frees and re-creates the same buffers).
+// 64-byte-aligned blocks of floats from the build's tier (core/allocator.h).
 float* allocate_floats(size_t n);
 void release_floats(float* p, size_t n);
 
@@ -54,11 +54,10 @@ class Buffer {
   size_t n_ = 0;
 };
 
-// A tensor's data, shared by the tensor and its reshaped copies (reshape, unsqueeze and
-// squeeze reuse the storage, as PyTorch's views do), with its version: PyTorch's version
-// counter, the number of writes the Tensor API handed out (Tensor::data(), at()). Backward
-// compares it with the version each op saw, so a tensor changed between forward and
-// backward is an error, not a wrong gradient. Views share it, since they share the data.
+// A tensor's data, shared with its reshaped copies (as PyTorch's views share it), and its
+// version: the writes the Tensor API handed out (Tensor::data(), at()). Backward compares
+// it with the version each op saw: a tensor changed in between is an error, not a wrong
+// gradient.
 class Storage {
  public:
   Storage() = default;
@@ -66,9 +65,7 @@ class Storage {
   float* get() const { return block_ ? block_->buf.get() : nullptr; }
   explicit operator bool() const { return block_ && block_->buf; }
   uint64_t version() const { return block_ ? block_->version : 0; }
-  void bump_version() {
-    if (block_) ++block_->version;
-  }
+  void bump_version() { if (block_) ++block_->version; }
 
  private:
   struct Block {
@@ -85,10 +82,7 @@ class Tensor {
   explicit Tensor(NodePtr node) : node_(std::move(node)) {}
   Tensor(const Tensor&) = default;
   Tensor(Tensor&&) noexcept = default;
-  Tensor& operator=(Tensor other) noexcept {
-    node_.swap(other.node_);
-    return *this;
-  }
+  Tensor& operator=(Tensor other) noexcept { node_.swap(other.node_); return *this; }
   // Dropping a handle may free the data of a graph node that only the graph still holds
   // and that no backward reads (the engine's memory policy, core/bookkeeping.cpp).
   ~Tensor();
@@ -101,10 +95,9 @@ class Tensor {
   int64_t size(int64_t dim) const;          // negative dims count from the end, as in PyTorch
 
   // --- data --------------------------------------------------------------------------
-  // The non-const accessors hand out the data for writing, so each call counts as a write:
-  // it bumps the data's version (Storage, above), and backward refuses a graph
-  // that read this tensor before the write. Read through a const Tensor (or to_vector(),
-  // item()) to leave the version alone.
+  // The non-const accessors hand out the data for writing, so each call bumps the data's
+  // version (Storage, above). Read through a const Tensor (or to_vector(), item()) to leave
+  // the version alone.
   float* data();
   const float* data() const;
   float item() const;                       // the value of a one-element tensor
@@ -119,11 +112,9 @@ class Tensor {
   Tensor grad() const;                      // a copy of the gradient; undefined if none yet
   float* grad_data();                       // the gradient buffer itself (optimisers), or null
   const float* grad_data() const;
-  // zero_grad means one thing on Tensor, Module and Optimizer, PyTorch 2's default
-  // (set_to_none=True): the gradient is dropped, grad() is undefined until the next backward,
-  // which starts from 0. set_to_none = false keeps the buffer and fills it with 0 (PyTorch
-  // 1.x's default). Either way the next backward gives the same numbers; optimisers skip a
-  // parameter with no gradient, as PyTorch's do.
+  // As on Module and Optimizer, PyTorch 2's default (set_to_none=True): the gradient is
+  // dropped and the next backward starts from 0; set_to_none = false fills it with 0 (PyTorch
+  // 1.x). Either way the next backward gives the same numbers.
   void zero_grad(bool set_to_none = true);
   void backward();                          // from a one-element tensor: d(self)/d(self) = 1
   void backward(const Tensor& grad_output); // with an explicit gradient of the same shape
@@ -147,63 +138,30 @@ struct Node {
   NodeList inputs;                  // what that op read (empty for leaves)
   BackwardFn backward_fn;           // adds this node's grad into its inputs' grads
   std::string name;                 // a module parameter's name (Module sets it), for messages
-  // The engine's notes on this node: data versions for the in-place checks, the backward
-  // walk's visit mark, what the op saved for backward and the counts that free memory
-  // early. Allocated with the node (make_node). A first reading can skip it
-  // (core/bookkeeping.h).
+  // The engine's notes (core/bookkeeping.h; a first reading can skip them): data versions
+  // for the in-place checks, the backward walk's visit mark, what the op saved for backward
+  // and the counts that free memory early. Allocated with the node (make_node).
   NodeBookkeeping* book = nullptr;
   ~Node();                          // iterative: a deep chain must not recurse per node
 
-  int64_t numel() const;            // the product of shape
+  int64_t numel() const { return std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>()); }
   // The gradient buffer of input i, zero-filled on first use, or nullptr when that input
-  // needs no gradient (tinygrad's needs_input_grad) or receives this node's gradient
-  // unchanged (OpCall::gradient_is_identity): backward closures skip those.
+  // needs no gradient or receives this node's gradient unchanged (gradient_is_identity).
   float* input_grad(size_t i);
-  // Input i's data, as the op saved it for backward (OpCall::save_for_backward); nullptr for
-  // an input the op did not save.
+  // Input i's data if the op saved it for backward (OpCall::save_for_backward), else nullptr.
   const float* input_data(size_t i) const;
   const Shape& input_shape(size_t i) const { return inputs[i]->shape; }
   float* grad_data();               // this node's own gradient (allocated zeroed if absent)
 };
 
-inline int64_t Node::numel() const {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-// --- creation (the book's torch.zeros, torch.ones, ...) --------------------------------
-NodePtr make_node();  // an empty Node with its bookkeeping (core/bookkeeping.cpp)
-Tensor empty(const Shape& shape);                       // uninitialised data
-Tensor zeros(const Shape& shape);
-Tensor ones(const Shape& shape);
-Tensor full(const Shape& shape, float value);
-Tensor arange(int64_t end);                             // 0, 1, ..., end-1 as float
-Tensor arange(float start, float end, float step = 1.0f);
-Tensor eye(int64_t n);
-Tensor normal(float mean, float std, const Shape& shape);  // d2l.normal: seeded generator
-Tensor rand(const Shape& shape);                           // uniform [0, 1)
-// torch.randint(low, high, size): integers uniform in [low, high), stored as floats (so
-// |low| and |high| are at most 2^24, where float32 still holds every integer).
-Tensor randint(int64_t low, int64_t high, const Shape& shape);
-Tensor tensor(const std::vector<float>& values, const Shape& shape);
-Tensor tensor(std::initializer_list<float> values);        // 1-D
-Tensor tensor(std::initializer_list<std::initializer_list<float>> rows);  // 2-D
-Tensor zeros_like(const Tensor& x);
-Tensor ones_like(const Tensor& x);
+NodePtr make_node();               // an empty Node with its bookkeeping (core/bookkeeping.cpp)
+Tensor empty(const Shape& shape);  // uninitialised data; zeros, ones, arange, ...: core/creation.h
 
 // x's shape for a message, and () for an undefined tensor (an absent bias, state, ...).
 inline Shape printable_shape(const Tensor& x) { return x.defined() ? x.shape() : Shape{}; }
 
-int64_t numel_of(const Shape& shape);
-int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);  // -1 -> ndim-1, checked
-// The same, for a dim of `shape` (or of shape with `extra` more dims, for unsqueeze and
-// stack), naming the shape in the error.
-int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t extra = 0);
-
-// --- printing in PyTorch's style: tensor([[0.1000, 0.2000], ...]) ------------------------
-// torch's rules and default options (core/tensor_print.cpp): more than 1000 elements are
-// summarised to the first and last 3 along each dim with "...", rows wrap at 80 columns.
+// Printing in PyTorch's style, tensor([[0.1000, 0.2000], ...]), by torch's rules and default
+// options (core/tensor_print.cpp).
 std::string str(const Tensor& x, int decimals = 4);
 std::ostream& operator<<(std::ostream& os, const Tensor& x);
 

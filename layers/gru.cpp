@@ -1,6 +1,6 @@
 // layers/gru.cpp — 9.1 门控循环单元（GRU） / Gated Recurrent Units (sec_gru): the recurrence
 // as one op (its kernels, forward and backpropagation through time, are gru_forward and
-// gru_backward in core/kernels.h), and the nn.GRU stack.
+// gru_backward in core/kernels/gru.h), and the nn.GRU stack.
 #include "layers/gru.h"
 
 #include <cmath>

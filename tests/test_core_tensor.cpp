@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "core/fast/kernels.h"
-#include "core/kernels.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "core/tensor.h"

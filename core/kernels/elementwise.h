@@ -1,8 +1,7 @@
-// core/kernels/elementwise.h — the seam's kernels for element-wise math with NumPy broadcasting and the comparisons.
-// Called in core/ops_elementwise.cpp and
-// core/ops_compare.cpp; written out as plain loops in core/reference/elementwise.cpp, and
-// by faster means in core/fast/elementwise.cpp. Sizes and shapes are in each kernel's legend; the
-// conventions and the D2L_KERNEL macro in core/kernels.h.
+// core/kernels/elementwise.h — the seam's kernels for element-wise math with NumPy
+// broadcasting, and the comparisons. Called in core/ops_elementwise.cpp and ops_compare.cpp;
+// plain loops in core/reference/elementwise.cpp, fast ones in core/fast/elementwise.cpp
+// (conventions and the D2L_KERNEL macro: core/kernels.h).
 #pragma once
 #include <cstdint>
 
@@ -15,12 +14,9 @@ namespace kernels {
 // unary_forward / unary_backward: y = f(x).
 enum class Unary { add_scalar, mul_scalar, rsub_scalar, rdiv_scalar, neg, exp, log, pow, sqrt, tanh, sigmoid, relu,
                    sin, cos, abs };
-// What unary_backward computes f' from. Written with the output y where that is simplest,
-// f' often needs no x at all: exp (f' = y), sqrt (1 / 2y), tanh (1 − y²), sigmoid (y (1 − y))
-// and relu (1 where y > 0: y > 0 exactly when x > 0, and a NaN stays NaN in y) read y only;
-// the shifts, scalings and neg have a constant f'. The op then does not save x for backward
-// (OpCall::save_for_backward) and passes x = nullptr, so that tensor can be freed early (a
-// Linear's output under a ReLU).
+// What unary_backward computes f' from: exp (f' = y), sqrt (1 / 2y), tanh (1 − y²), sigmoid
+// (y (1 − y)) and relu (y > 0 exactly when x > 0) need only the output y; the shifts,
+// scalings and neg have a constant f'. The op then saves no x (OpCall::save_for_backward).
 enum class DerivativeReads { nothing, output, input_and_output };
 constexpr DerivativeReads derivative_reads(Unary f) {
   switch (f) {
@@ -64,7 +60,8 @@ D2L_KERNEL(binary_forward, float* y, const float* a, const float* b, const kerne
 D2L_KERNEL(binary_backward, float* da, float* db, const float* dy, const float* a, const float* b,
            const kernels::Broadcast& shapes, kernels::Binary op);
 
-// The comparisons (core/ops_compare.cpp), forward only: a 0/1 result is a step function, whose gradient is 0 wherever it exists.
+// The comparisons, forward only: a 0/1 result is a step function, whose gradient is 0
+// wherever it exists.
 //   y (out), a (a), b (b)     y = 1 where a op b holds, else 0; a NaN holds for ne alone
 D2L_KERNEL(compare_forward, float* y, const float* a, const float* b, const kernels::Broadcast& shapes,
            kernels::Compare op);

@@ -1,7 +1,6 @@
 // core/kernels/flash_attention.h — the seam's kernels for memory-efficient attention (10.7 ex. 5).
-// Called in core/ops_attention.cpp; written out as plain loops in core/reference/flash_attention.cpp, and
-// by faster means in core/fast/flash_attention.cpp. Sizes and shapes are in each kernel's legend; the
-// conventions and the D2L_KERNEL macro in core/kernels.h.
+// Called in core/ops_attention.cpp; plain loops in core/reference/flash_attention.cpp, fast ones in
+// core/fast/flash_attention.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
 #pragma once
 #include <cstdint>
 

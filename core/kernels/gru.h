@@ -1,7 +1,6 @@
 // core/kernels/gru.h — the seam's kernels for the GRU's recurrence (9.1).
-// Called in layers/gru.cpp; written out as plain loops in core/reference/gru.cpp, and
-// by faster means in core/fast/gru.cpp. Sizes and shapes are in each kernel's legend; the
-// conventions and the D2L_KERNEL macro in core/kernels.h.
+// Called in layers/gru.cpp; plain loops in core/reference/gru.cpp, fast ones in
+// core/fast/gru.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
 #pragma once
 #include <cstdint>
 

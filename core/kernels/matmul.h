@@ -1,7 +1,6 @@
 // core/kernels/matmul.h — the seam's kernels for matrix products and nn.Linear.
-// Called in core/ops_matmul.cpp; written out as plain loops in core/reference/matmul.cpp, and
-// by faster means in core/fast/matmul.cpp. Sizes and shapes are in each kernel's legend; the
-// conventions and the D2L_KERNEL macro in core/kernels.h.
+// Called in core/ops_matmul.cpp; plain loops in core/reference/matmul.cpp, fast ones in
+// core/fast/matmul.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
 #pragma once
 #include <cstdint>
 

@@ -1,7 +1,6 @@
 // core/kernels/nn.h — the seam's kernels for dropout, layer norm and the cross-entropy loss.
-// Called in core/ops_nn.cpp; written out as plain loops in core/reference/nn.cpp, and
-// by faster means in core/fast/nn.cpp. Sizes and shapes are in each kernel's legend; the
-// conventions and the D2L_KERNEL macro in core/kernels.h.
+// Called in core/ops_nn.cpp; plain loops in core/reference/nn.cpp, fast ones in
+// core/fast/nn.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
 #pragma once
 #include <cstdint>
 

@@ -1,7 +1,6 @@
 // core/kernels/optim.h — the seam's kernels for the optimisers' update.
-// Called in core/optim.cpp; written out as plain loops in core/reference/optim.cpp, and
-// by faster means in core/fast/optim.cpp. Sizes and shapes are in each kernel's legend; the
-// conventions and the D2L_KERNEL macro in core/kernels.h.
+// Called in core/optim.cpp; plain loops in core/reference/optim.cpp, fast ones in
+// core/fast/optim.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
 #pragma once
 #include <cstdint>
 

@@ -1,7 +1,6 @@
 // core/kernels/reduce.h — the seam's kernels for reductions over one dim.
-// Called in core/ops_reduce.cpp; written out as plain loops in core/reference/reduce.cpp, and
-// by faster means in core/fast/reduce.cpp. Sizes and shapes are in each kernel's legend; the
-// conventions and the D2L_KERNEL macro in core/kernels.h.
+// Called in core/ops_reduce.cpp; plain loops in core/reference/reduce.cpp, fast ones in
+// core/fast/reduce.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
 #pragma once
 #include <cstdint>
 

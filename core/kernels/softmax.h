@@ -1,7 +1,6 @@
 // core/kernels/softmax.h — the seam's kernels for softmax and the book's masked_softmax (10.3).
-// Called in core/ops_softmax.cpp; written out as plain loops in core/reference/softmax.cpp, and
-// by faster means in core/fast/softmax.cpp. Sizes and shapes are in each kernel's legend; the
-// conventions and the D2L_KERNEL macro in core/kernels.h.
+// Called in core/ops_softmax.cpp; plain loops in core/reference/softmax.cpp, fast ones in
+// core/fast/softmax.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
 #pragma once
 #include <cstdint>
 

@@ -1,18 +1,16 @@
-// core/reference/softmax.cpp — the book's masked_softmax (10.3, attention scoring functions)
-// in its three steps, then the two kernels it is made of, sequence_mask and softmax, and
-// log_softmax. Plain loops over rows of C entries (shapes in core/kernels.h).
+// core/reference/softmax.cpp — the book's masked_softmax (10.3) in its three steps, then the
+// kernels it is made of, sequence_mask and softmax, and log_softmax: plain loops over rows
+// (sizes and shapes: core/kernels/softmax.h).
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/kernels/softmax.h"
 
-namespace d2l {
-namespace reference {
+namespace d2l::reference {
 namespace {
-
-// The book's value for masked scores: -1e6 rather than -inf, so a row whose valid length
-// is 0 comes out uniform instead of 0/0 = NaN.
+// The book's value for masked scores: -1e6, not -inf, so a row of valid length 0 comes out
+// uniform instead of 0/0 = NaN.
 constexpr float kMaskValue = -1e6f;
 
 // One valid length per row of X viewed as (B * Q, K):
@@ -23,7 +21,6 @@ std::vector<int64_t> repeat_valid_lens(const int64_t* valid_lens, int64_t B, int
   for (int64_t r = 0; r < B * Q; ++r) lens[r] = per_query ? valid_lens[r] : valid_lens[r / Q];
   return lens;
 }
-
 }  // namespace
 
 // d2l.masked_softmax(X, valid_lens), step by step as the book writes it.
@@ -113,5 +110,4 @@ void log_softmax_backward(float* dx, const float* dy, const float* y, int64_t R,
   }
 }
 
-}  // namespace reference
-}  // namespace d2l
+}  // namespace d2l::reference

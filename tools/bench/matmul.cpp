@@ -1,4 +1,4 @@
-// tools/bench/matmul.cpp — the build's matmul kernel (core/kernels.h: the fast tier's GEMM, or
+// tools/bench/matmul.cpp — the build's matmul kernel (core/kernels/matmul.h: the fast tier's GEMM, or
 // with FAST=0 the reference tier's textbook loops) against OpenBLAS cblas_sgemm, same
 // machine, same run.
 //
@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/kernels/matmul.h"
+#include "core/kernel_list.h"
 #include "tools/cli/cli_args.h"
 
 #ifdef _OPENMP

@@ -11,7 +11,7 @@
 //   bwd      the backward() call of fwdbwd alone (the forward before it untimed)
 //   alloc    empty({1, 8}) and its release alone: the allocation inside every op, and the
 //            same as a gradient buffer costs in backward
-//   kernels  the chain's forward and backward kernels alone (core/kernels.h) on buffers
+//   kernels  the chain's forward and backward kernels alone (core/kernels/elementwise.h) on buffers
 //            allocated once: the arithmetic, which the engine adds everything else to
 // and the parts they imply (per op):
 //   forward   = nograd                 (of which alloc is the allocation, kernels_fwd the kernel)

@@ -1,6 +1,7 @@
 // tools/train/ids_tensor.cpp — ids as a float tensor (see the header).
 #include "tools/train/ids_tensor.h"
 
+#include "core/ops.h"  // numel_of
 #include "core/shape.h"  // check
 
 namespace d2l {
