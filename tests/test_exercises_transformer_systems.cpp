@@ -160,19 +160,28 @@ BOOST_AUTO_TEST_CASE(memory_efficient_heads_gradcheck) {
                               {normal(0, 1, {2, 3, 8})}, "MultiHeadAttention (memory-efficient)", mha.parameters()));
 }
 
-// 10.7 ex. 3, --quick: the causal model's two perplexities agree (it cannot read ahead),
-// both beat nothing absurd, and cached decoding reproduces the uncached tokens.
+// 10.7 ex. 3, --quick (40 epochs on the bundled corpus). Columns: training loss, its value
+// at each window's last step, teacher-forced and next-token held-out perplexity. The causal
+// model's two perplexities agree (it cannot read ahead). Without the mask the training loss
+// collapses (measured: 0.167 against the causal 0.954) except at the last step, whose next
+// token is not in the window (1.882), and generation fails: next-token perplexity 81.5
+// against teacher-forced 3.61 and the causal model's 21.1.
 BOOST_AUTO_TEST_CASE(transformer_lm_quick) {
   const Run run("transformer_lm", "--quick");
   const std::vector<double> causal = run.numbers_after("causal     ");
   const std::vector<double> none = run.numbers_after("no mask    ");
-  BOOST_REQUIRE_EQUAL(causal.size(), 3u);
-  BOOST_REQUIRE_EQUAL(none.size(), 3u);
-  BOOST_TEST(std::fabs(causal[1] - causal[2]) <= 1e-3 * causal[1]);  // teacher-forced == next-token
-  for (double ppl : {causal[1], causal[2], none[1], none[2]}) BOOST_TEST((ppl > 1.0 && ppl < 1000.0));
-  const std::vector<double> e1 = run.numbers_after("causal epoch 1/2, training loss ");
-  const std::vector<double> e2 = run.numbers_after("causal epoch 2/2, training loss ");
-  BOOST_TEST(e2.at(0) < e1.at(0));
+  BOOST_REQUIRE_EQUAL(causal.size(), 4u);
+  BOOST_REQUIRE_EQUAL(none.size(), 4u);
+  BOOST_TEST(std::fabs(causal[2] - causal[3]) <= 1e-3 * causal[2]);  // teacher-forced == next-token
+  for (double ppl : {causal[2], causal[3], none[2], none[3]}) BOOST_TEST((ppl > 1.0 && ppl < 1000.0));
+  BOOST_TEST(none[0] < 0.4 * causal[0]);  // the collapse
+  BOOST_TEST(none[0] < 0.3);
+  BOOST_TEST(none[1] > 4 * none[0]);      // nothing to read at the last step
+  BOOST_TEST(none[3] > 4 * none[2]);      // generation sees no answer
+  BOOST_TEST(none[3] > 2 * causal[3]);
+  const std::vector<double> e1 = run.numbers_after("causal epoch 1/40, training loss ");
+  const std::vector<double> e40 = run.numbers_after("causal epoch 40/40, training loss ");
+  BOOST_TEST(e40.at(0) < 0.5 * e1.at(0));
   BOOST_TEST(run.text.find("same tokens: yes") != std::string::npos);
   BOOST_TEST(run.text.find("i'm => ") != std::string::npos);
 }
