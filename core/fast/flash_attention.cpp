@@ -8,7 +8,9 @@
 //   per row: new max m', rescale the row's sum and output by e^{m − m'}, S = e^{S − m'}
 //   O_tile += S v_block                           one GEMM
 // Backward, one batch item per thread (so dq, dk and dv are each summed in one fixed
-// order), over key blocks, and within each over query tiles:
+// order), over key blocks, and within each over query tiles; with fewer batch items than
+// threads, in two passes, parallel over key blocks (dk, dv) and then over query tiles (dq),
+// in the same orders:
 //   P = e^{q k_blockᵀ · scale − m} / s            recomputed, one GEMM
 //   dv_block += Pᵀ dO_tile;  dP = dO_tile v_blockᵀ
 //   dS = P (dP − rowsum(dO O)) · scale, 0 where masked
@@ -17,6 +19,10 @@
 #include <algorithm>
 #include <cmath>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/fast/fast_exp.h"
 #include "core/fast/gemm.h"
@@ -109,43 +115,88 @@ void memory_efficient_attention_backward(float* dq, float* dk, float* dv, const 
                                          int64_t Dv, bool per_query) {
   if (!dq && !dk && !dv) return;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  const int64_t tiles = ceil_div(Q, kRowBlock);
-  const bool fork = static_cast<double>(B * Q) * K * (D + Dv) >= kGemmParallelMin && B > 1;
-  parallel_for(B, fork, [&](int64_t b) {
-    std::vector<float> P(static_cast<size_t>(kRowBlock * kKeyBlock)), dS(P.size()), rowdot(Q);
-    std::vector<int64_t> n(kRowBlock);
-    // softmax_backward's Σ_j dy_j y_j per row, which is dO · o (the reference tier's header)
+  const int64_t tiles = ceil_div(Q, kRowBlock), blocks = ceil_div(K, kKeyBlock);
+  const bool worth = static_cast<double>(B * Q) * K * (D + Dv) >= kGemmParallelMin;
+  // softmax_backward's Σ_j dy_j y_j per row, which is dO · o (the reference tier's header)
+  std::vector<float> rowdot(static_cast<size_t>(B * Q));
+  parallel_for(B, worth && B > 1, [&](int64_t b) {
     for (int64_t i = 0; i < Q; ++i) {
       const float *dOi = dO + (b * Q + i) * Dv, *Oi = O + (b * Q + i) * Dv;
-      rowdot[i] = lane_sum(Dv, [&](int64_t d) { return dOi[d] * Oi[d]; });
+      rowdot[b * Q + i] = lane_sum(Dv, [&](int64_t d) { return dOi[d] * Oi[d]; });
     }
-    for (int64_t j0 = 0; j0 < K; j0 += kKeyBlock) {
-      const int64_t c = std::min(kKeyBlock, K - j0);
-      const float *kj = k + (b * K + j0) * D, *vj = v + (b * K + j0) * Dv;
-      for (int64_t t = 0; t < tiles; ++t) {
-        const int64_t i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0);
-        if (tile_lengths(n, valid_lens, b, i0, R, Q, K, per_query) <= j0) continue;  // no row visits this block
-        const float *qi = q + (b * Q + i0) * D, *dOi = dO + (b * Q + i0) * Dv;
-        // P = e^{S − m} / s: the weights, recomputed
-        scores(P.data(), qi, kj, n, R, c, j0, D, scale);
-        for (int64_t r = 0; r < R; ++r) {
-          const float mr = row_max[b * Q + i0 + r], inv = 1.0f / row_sum[b * Q + i0 + r];
-          for (int64_t jj = 0; jj < c; ++jj) P[r * c + jj] = fast_exp(P[r * c + jj] - mr) * inv;
+  });
+  // The tile (b, t) against key block j0: recomputes P = e^{S − m} / s, adds Pᵀ dO to dv's
+  // block when add_dv, and when dS is not null leaves there dS = P (dO vᵀ − rowdot) · scale,
+  // 0 where masked, for the caller. False when no row of the tile visits the block.
+  auto tile_block = [&](int64_t b, int64_t t, int64_t j0, float* P, float* dS, std::vector<int64_t>& n,
+                        bool add_dv) {
+    const int64_t i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0), c = std::min(kKeyBlock, K - j0);
+    if (tile_lengths(n, valid_lens, b, i0, R, Q, K, per_query) <= j0) return false;
+    const float *qi = q + (b * Q + i0) * D, *dOi = dO + (b * Q + i0) * Dv;
+    scores(P, qi, k + (b * K + j0) * D, n, R, c, j0, D, scale);
+    for (int64_t r = 0; r < R; ++r) {
+      const float mr = row_max[b * Q + i0 + r], inv = 1.0f / row_sum[b * Q + i0 + r];
+      for (int64_t jj = 0; jj < c; ++jj) P[r * c + jj] = fast_exp(P[r * c + jj] - mr) * inv;
+    }
+    if (add_dv && dv) gemm(true, false, c, Dv, R, P, dOi, dv + (b * K + j0) * Dv, true);
+    if (!dS) return true;
+    gemm(false, true, R, c, Dv, dOi, v + (b * K + j0) * Dv, dS, false);  // dP = dO vᵀ
+    for (int64_t r = 0; r < R; ++r) {
+      const int64_t kept = std::clamp<int64_t>(n[r] - j0, 0, c);
+      const float dot = rowdot[b * Q + i0 + r];
+      float* dSr = dS + r * c;
+      const float* Pr = P + r * c;
+      for (int64_t jj = 0; jj < kept; ++jj) dSr[jj] = Pr[jj] * (dSr[jj] - dot) * scale;
+      for (int64_t jj = kept; jj < c; ++jj) dSr[jj] = 0.0f;  // a masked score gets no gradient
+    }
+    return true;
+  };
+  const size_t tile_floats = static_cast<size_t>(kRowBlock * kKeyBlock);
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  if (!worth || B >= threads) {
+    // One batch item per thread, over key blocks and within each over query tiles: dv and dk
+    // of a block summed over the tiles in order, dq of a tile over the blocks in order.
+    parallel_for(B, worth && B > 1, [&](int64_t b) {
+      std::vector<float> P(tile_floats), dS(tile_floats);
+      std::vector<int64_t> n(kRowBlock);
+      for (int64_t jb = 0; jb < blocks; ++jb)
+        for (int64_t t = 0; t < tiles; ++t) {
+          const int64_t j0 = jb * kKeyBlock, i0 = t * kRowBlock;
+          const int64_t R = std::min(kRowBlock, Q - i0), c = std::min(kKeyBlock, K - j0);
+          if (!tile_block(b, t, j0, P.data(), dq || dk ? dS.data() : nullptr, n, true) || (!dq && !dk)) continue;
+          if (dq) gemm(false, false, R, D, c, dS.data(), k + (b * K + j0) * D, dq + (b * Q + i0) * D, true);
+          if (dk) gemm(true, false, c, D, R, dS.data(), q + (b * Q + i0) * D, dk + (b * K + j0) * D, true);
         }
-        if (dv) gemm(true, false, c, Dv, R, P.data(), dOi, dv + (b * K + j0) * Dv, true);
-        if (!dq && !dk) continue;
-        gemm(false, true, R, c, Dv, dOi, vj, dS.data(), false);  // dP = dO vᵀ
-        for (int64_t r = 0; r < R; ++r) {
-          const int64_t kept = std::clamp<int64_t>(n[r] - j0, 0, c);
-          const float dot = rowdot[i0 + r];
-          float* dSr = dS.data() + r * c;
-          const float* Pr = P.data() + r * c;
-          for (int64_t jj = 0; jj < kept; ++jj) dSr[jj] = Pr[jj] * (dSr[jj] - dot) * scale;
-          for (int64_t jj = kept; jj < c; ++jj) dSr[jj] = 0.0f;  // a masked score gets no gradient
-        }
-        if (dq) gemm(false, false, R, D, c, dS.data(), kj, dq + (b * Q + i0) * D, true);
-        if (dk) gemm(true, false, c, D, R, dS.data(), qi, dk + (b * K + j0) * D, true);
-      }
+    });
+    return;
+  }
+  // Fewer batch items than threads: two passes, each split by what it writes. First the key
+  // blocks (b, jb), each summing dv and dk over the query tiles in order; then the query tiles
+  // (b, t), each summing dq over the key blocks in order, the weights recomputed once more.
+  // Every block and tile is summed in the same order as above, so the bits are the same at
+  // any thread count; the price is a second recomputation of P and dP for dq.
+  if (dv || dk) parallel_for(B * blocks, true, [&](int64_t job) {
+    const int64_t b = job / blocks, j0 = (job % blocks) * kKeyBlock, c = std::min(kKeyBlock, K - j0);
+    std::vector<float> P(tile_floats), dS(tile_floats);
+    std::vector<int64_t> n(kRowBlock);
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0);
+      if (tile_block(b, t, j0, P.data(), dk ? dS.data() : nullptr, n, true) && dk)
+        gemm(true, false, c, D, R, dS.data(), q + (b * Q + i0) * D, dk + (b * K + j0) * D, true);
+    }
+  });
+  if (!dq) return;
+  parallel_for(B * tiles, true, [&](int64_t job) {
+    const int64_t b = job / tiles, t = job % tiles, i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0);
+    std::vector<float> P(tile_floats), dS(tile_floats);
+    std::vector<int64_t> n(kRowBlock);
+    for (int64_t jb = 0; jb < blocks; ++jb) {
+      const int64_t j0 = jb * kKeyBlock, c = std::min(kKeyBlock, K - j0);
+      if (tile_block(b, t, j0, P.data(), dS.data(), n, false))
+        gemm(false, false, R, D, c, dS.data(), k + (b * K + j0) * D, dq + (b * Q + i0) * D, true);
     }
   });
 }
