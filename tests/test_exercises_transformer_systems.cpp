@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -186,28 +187,66 @@ BOOST_AUTO_TEST_CASE(transformer_lm_quick) {
   BOOST_TEST(run.text.find("i'm => ") != std::string::npos);
 }
 
-// 10.7 ex. 4 and 5, --quick: eight measurements (2 layers x 2 kinds x 2 lengths), times and
-// peaks that are numbers, and both figures.
+// 10.7 ex. 4 and 5, --quick with a PyTorch CSV: eight measurements of ours (2 layers x 2
+// kinds x 2 lengths), times and peaks that are numbers, the CSV's two rows in the table, the
+// ratios against PyTorch at the largest n computed from them, and both figures.
 BOOST_AUTO_TEST_CASE(attention_cost_quick) {
-  const Run run("attention_cost", "--quick");
-  int rows = 0;
+  const d2l_test::TempDir dir("attention_cost_csv");
+  const fs::path csv = dir.path / "torch.csv";
+  std::ofstream(csv) << "n,threads,seconds,peak_mb\n32,2,0.5,10.0\n64,1,0.25,20.0\n";
+  const Run run("attention_cost", "--quick --pytorch " + csv.string());
+  int rows = 0, pytorch_rows = 0;
+  double plain64 = -1;
   std::istringstream in(run.text);
   for (std::string line; std::getline(in, line);) {
     char tier[16], layer[16], impl[16];
     long long n = 0;
     double seconds = -1, mb = -1;
     if (std::sscanf(line.c_str(), "%15s %15s %15s %lld %lf %lf", tier, layer, impl, &n, &seconds, &mb) == 6) {
+      if (std::string(tier) == "pytorch") {
+        ++pytorch_rows;
+        BOOST_TEST((n == 32 ? seconds == 0.5 && mb == 10.0 : n == 64 && seconds == 0.25 && mb == 20.0));
+        continue;
+      }
       ++rows;
       BOOST_TEST((n == 32 || n == 64));
       BOOST_TEST((seconds > 0 && seconds < 10));
       BOOST_TEST(mb > -50.0);  // a peak minus the memory held before: small, may round below 0
+      if (std::string(layer) == "attention" && std::string(impl) == "plain" && n == 64) plain64 = seconds;
     }
   }
   BOOST_TEST(rows == 8);
+  BOOST_TEST(pytorch_rows == 2);
+  const std::vector<double> ratio = run.numbers_after("attention plain at n = 64 against PyTorch's plain attention: ");
+  BOOST_REQUIRE_EQUAL(ratio.size(), 2u);
+  BOOST_TEST(std::fabs(ratio[0] - plain64 / 0.25) <= 0.01 + 1e-3 * ratio[0]);  // printed with 2 decimals
   for (const char* png : {"time.png", "memory.png"}) {
     int w = 0, h = 0, comp = 0;
     BOOST_TEST(stbi_info((run.tmp.path / "out" / png).string().c_str(), &w, &h, &comp) == 1);
     BOOST_TEST(w > 100);
+  }
+}
+
+// A malformed --pytorch file stops the run before any measurement, naming the file and line.
+BOOST_AUTO_TEST_CASE(attention_cost_rejects_a_malformed_csv) {
+  const d2l_test::TempDir dir("attention_cost_bad_csv");
+  const fs::path exe = fs::path(d2l_test::build_dir()) / "chapters" / "attention_cost";
+  BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe.string() << " not built");
+  const std::pair<std::string, std::vector<std::string>> cases[] = {
+      {"n,threads,seconds,peak_mb\n32,2,0.5,10\n64,1,abc,20\n", {"line 3", "64,1,abc,20"}},
+      {"n,seconds\n32,0.5\n", {"line 1", "header"}},
+      {"n,threads,seconds,peak_mb\n32,2,-1,10\n", {"line 2", "seconds > 0"}},
+      {"n,threads,seconds,peak_mb\n", {"no measurements"}},
+  };
+  for (const auto& [text, words] : cases) {
+    const fs::path csv = dir.path / "bad.csv";
+    std::ofstream(csv) << text;
+    const auto [rc, out] = d2l_test::run_capture(exe.string() + " --quick --out " + (dir.path / "out").string() +
+                                                 " --pytorch " + csv.string());
+    BOOST_TEST(rc != 0, text);
+    BOOST_TEST(out.find(csv.string()) != std::string::npos, out);
+    for (const std::string& w : words) BOOST_TEST(out.find(w) != std::string::npos, w << " in: " << out);
+    BOOST_TEST(out.find("fast       attention") == std::string::npos, out);  // nothing measured
   }
 }
 
