@@ -116,8 +116,8 @@ BOOST_AUTO_TEST_SUITE(core_kernel_tiers)
 
 BOOST_AUTO_TEST_CASE(memory_efficient_attention_tiers) {
   using namespace tier_test;
-  // The last: one batch item, large enough that the fast backward splits it over key blocks
-  // and query tiles when there are more threads than batch items.
+  // The last: one batch item, large enough that the fast backward splits its key blocks into
+  // groups, each with its own part of dq.
   const int64_t shapes[][5] = {{1, 1, 1, 1, 1}, {2, 3, 5, 4, 6}, {3, 70, 150, 8, 5}, {2, 200, 300, 32, 32},
                                {1, 300, 400, 32, 24}};
   for (const auto& s : shapes)

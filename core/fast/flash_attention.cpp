@@ -7,10 +7,9 @@
 //   S = q_tile k_blockᵀ · scale, masked          (kRowBlock, kKeyBlock), one GEMM
 //   per row: new max m', rescale the row's sum and output by e^{m − m'}, S = e^{S − m'}
 //   O_tile += S v_block                           one GEMM
-// Backward, one batch item per thread (so dq, dk and dv are each summed in one fixed
-// order), over key blocks, and within each over query tiles; with fewer batch items than
-// threads, in two passes, parallel over key blocks (dk, dv) and then over query tiles (dq),
-// in the same orders:
+// Backward, one job per batch item (or, with fewer than 4 batch items, per batch item and
+// group of key blocks, each group summing its own part of dq), over key blocks, and within
+// each over query tiles, so that dq, dk and dv are each summed in one fixed order:
 //   P = e^{q k_blockᵀ · scale − m} / s            recomputed, one GEMM
 //   dv_block += Pᵀ dO_tile;  dP = dO_tile v_blockᵀ
 //   dS = P (dP − rowsum(dO O)) · scale, 0 where masked
@@ -20,9 +19,6 @@
 #include <cmath>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "core/fast/fast_exp.h"
 #include "core/fast/gemm.h"
@@ -37,6 +33,7 @@ namespace {
 constexpr float kMaskValue = -1e6f;  // masked_softmax's value (10.3)
 constexpr int64_t kRowBlock = 64;    // query rows per tile
 constexpr int64_t kKeyBlock = 128;   // keys per block
+constexpr int64_t kMinJobs = 4;      // the backward's parallel jobs, at least (see there)
 
 int64_t row_length(const int64_t* valid_lens, int64_t b, int64_t i, int64_t Q, int64_t K, bool per_query) {
   if (!valid_lens) return K;
@@ -126,10 +123,9 @@ void memory_efficient_attention_backward(float* dq, float* dk, float* dv, const 
     }
   });
   // The tile (b, t) against key block j0: recomputes P = e^{S − m} / s, adds Pᵀ dO to dv's
-  // block when add_dv, and when dS is not null leaves there dS = P (dO vᵀ − rowdot) · scale,
-  // 0 where masked, for the caller. False when no row of the tile visits the block.
-  auto tile_block = [&](int64_t b, int64_t t, int64_t j0, float* P, float* dS, std::vector<int64_t>& n,
-                        bool add_dv) {
+  // block, and when dS is not null leaves there dS = P (dO vᵀ − rowdot) · scale, 0 where
+  // masked, for the caller. False when no row of the tile visits the block.
+  auto tile_block = [&](int64_t b, int64_t t, int64_t j0, float* P, float* dS, std::vector<int64_t>& n) {
     const int64_t i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0), c = std::min(kKeyBlock, K - j0);
     if (tile_lengths(n, valid_lens, b, i0, R, Q, K, per_query) <= j0) return false;
     const float *qi = q + (b * Q + i0) * D, *dOi = dO + (b * Q + i0) * Dv;
@@ -138,7 +134,7 @@ void memory_efficient_attention_backward(float* dq, float* dk, float* dv, const 
       const float mr = row_max[b * Q + i0 + r], inv = 1.0f / row_sum[b * Q + i0 + r];
       for (int64_t jj = 0; jj < c; ++jj) P[r * c + jj] = fast_exp(P[r * c + jj] - mr) * inv;
     }
-    if (add_dv && dv) gemm(true, false, c, Dv, R, P, dOi, dv + (b * K + j0) * Dv, true);
+    if (dv) gemm(true, false, c, Dv, R, P, dOi, dv + (b * K + j0) * Dv, true);
     if (!dS) return true;
     gemm(false, true, R, c, Dv, dOi, v + (b * K + j0) * Dv, dS, false);  // dP = dO vᵀ
     for (int64_t r = 0; r < R; ++r) {
@@ -151,52 +147,33 @@ void memory_efficient_attention_backward(float* dq, float* dk, float* dv, const 
     }
     return true;
   };
-  const size_t tile_floats = static_cast<size_t>(kRowBlock * kKeyBlock);
-  int threads = 1;
-#ifdef _OPENMP
-  threads = omp_get_max_threads();
-#endif
-  if (!worth || B >= threads) {
-    // One batch item per thread, over key blocks and within each over query tiles: dv and dk
-    // of a block summed over the tiles in order, dq of a tile over the blocks in order.
-    parallel_for(B, worth && B > 1, [&](int64_t b) {
-      std::vector<float> P(tile_floats), dS(tile_floats);
-      std::vector<int64_t> n(kRowBlock);
-      for (int64_t jb = 0; jb < blocks; ++jb)
-        for (int64_t t = 0; t < tiles; ++t) {
-          const int64_t j0 = jb * kKeyBlock, i0 = t * kRowBlock;
-          const int64_t R = std::min(kRowBlock, Q - i0), c = std::min(kKeyBlock, K - j0);
-          if (!tile_block(b, t, j0, P.data(), dq || dk ? dS.data() : nullptr, n, true) || (!dq && !dk)) continue;
-          if (dq) gemm(false, false, R, D, c, dS.data(), k + (b * K + j0) * D, dq + (b * Q + i0) * D, true);
-          if (dk) gemm(true, false, c, D, R, dS.data(), q + (b * Q + i0) * D, dk + (b * K + j0) * D, true);
-        }
-    });
-    return;
-  }
-  // Fewer batch items than threads: two passes, each split by what it writes. First the key
-  // blocks (b, jb), each summing dv and dk over the query tiles in order; then the query tiles
-  // (b, t), each summing dq over the key blocks in order, the weights recomputed once more.
-  // Every block and tile is summed in the same order as above, so the bits are the same at
-  // any thread count; the price is a second recomputation of P and dP for dq.
-  if (dv || dk) parallel_for(B * blocks, true, [&](int64_t job) {
-    const int64_t b = job / blocks, j0 = (job % blocks) * kKeyBlock, c = std::min(kKeyBlock, K - j0);
-    std::vector<float> P(tile_floats), dS(tile_floats);
+  // Jobs: (batch item, group of key blocks). With few batch items the key blocks are split
+  // into G groups so that there are at least kMinJobs jobs; each group adds its part of dq
+  // into its own buffer (zeros), and the parts are added to dq in the order of the groups.
+  // G depends on the sizes alone, never on the no. of threads, so the bits do not either.
+  // dk and dv of a block are summed over the query tiles in order, within its one job.
+  const int64_t groups = worth ? std::clamp<int64_t>(ceil_div(kMinJobs, B), 1, blocks) : 1;
+  std::vector<float> dq_parts(dq && groups > 1 ? static_cast<size_t>(groups * B * Q * D) : 0);
+  parallel_for(B * groups, worth && B * groups > 1, [&](int64_t job) {
+    const int64_t b = job / groups, g = job % groups;
+    float* dq_b = !dq ? nullptr : groups > 1 ? dq_parts.data() + (g * B + b) * Q * D : dq + b * Q * D;
+    std::vector<float> P(static_cast<size_t>(kRowBlock * kKeyBlock)), dS(P.size());
     std::vector<int64_t> n(kRowBlock);
-    for (int64_t t = 0; t < tiles; ++t) {
-      const int64_t i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0);
-      if (tile_block(b, t, j0, P.data(), dk ? dS.data() : nullptr, n, true) && dk)
-        gemm(true, false, c, D, R, dS.data(), q + (b * Q + i0) * D, dk + (b * K + j0) * D, true);
-    }
+    for (int64_t jb = g * blocks / groups; jb < (g + 1) * blocks / groups; ++jb)
+      for (int64_t t = 0; t < tiles; ++t) {
+        const int64_t j0 = jb * kKeyBlock, i0 = t * kRowBlock;
+        const int64_t R = std::min(kRowBlock, Q - i0), c = std::min(kKeyBlock, K - j0);
+        if (!tile_block(b, t, j0, P.data(), dq || dk ? dS.data() : nullptr, n) || (!dq && !dk)) continue;
+        if (dq) gemm(false, false, R, D, c, dS.data(), k + (b * K + j0) * D, dq_b + i0 * D, true);
+        if (dk) gemm(true, false, c, D, R, dS.data(), q + (b * Q + i0) * D, dk + (b * K + j0) * D, true);
+      }
   });
-  if (!dq) return;
-  parallel_for(B * tiles, true, [&](int64_t job) {
-    const int64_t b = job / tiles, t = job % tiles, i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0);
-    std::vector<float> P(tile_floats), dS(tile_floats);
-    std::vector<int64_t> n(kRowBlock);
-    for (int64_t jb = 0; jb < blocks; ++jb) {
-      const int64_t j0 = jb * kKeyBlock, c = std::min(kKeyBlock, K - j0);
-      if (tile_block(b, t, j0, P.data(), dS.data(), n, false))
-        gemm(false, false, R, D, c, dS.data(), k + (b * K + j0) * D, dq + (b * Q + i0) * D, true);
+  if (dq_parts.empty()) return;
+  parallel_for(B * Q, B * Q * D >= kParallelMin, [&](int64_t row) {
+    float* out = dq + row * D;
+    for (int64_t g = 0; g < groups; ++g) {
+      const float* part = dq_parts.data() + g * B * Q * D + row * D;
+      for (int64_t d = 0; d < D; ++d) out[d] += part[d];
     }
   });
 }
