@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(memory_efficient_heads_gradcheck) {
 // 2.038), and generation fails: next-token perplexity 81.5 against teacher-forced 3.61 and
 // the causal model's 21.1 (92.8, 3.39, 20.0).
 BOOST_AUTO_TEST_CASE(transformer_lm_quick) {
-  const Run run("transformer_lm", "--quick");
+  const Run run("transformer_lm", std::string("--quick --data ") + d2l_test::kBundledFra);  // the figures below
   const std::vector<double> causal = run.numbers_after("causal     ");
   const std::vector<double> none = run.numbers_after("no mask    ");
   BOOST_REQUIRE_EQUAL(causal.size(), 4u);
