@@ -14,11 +14,11 @@
 //   dv_block += Pᵀ dO_tile;  dP = dO_tile v_blockᵀ
 //   dS = P (dP − rowsum(dO O)) · scale, 0 where masked
 //   dq_tile += dS k_block;  dk_block += dSᵀ q_tile
-// Only tiles of (kRowBlock, kKeyBlock) floats are ever held: memory linear in Q and K.
+// Only tiles of (kRowBlock, kKeyBlock) floats are ever held, and with fewer than 4 batch
+// items up to 4 parts of dq: memory linear in Q and K.
 #include <algorithm>
 #include <cmath>
 #include <vector>
-
 
 #include "core/fast/fast_exp.h"
 #include "core/fast/gemm.h"
