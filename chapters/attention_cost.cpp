@@ -13,11 +13,12 @@
 // Every measurement runs in a fresh process (this program started again with --one), so
 // each peak is its own: the peak resident memory (getrusage) minus what the process held
 // before the first forward. The plain and memory-efficient runs alternate, n by n.
-//   out/attention_cost/time.png     log10 seconds against log10 n, with an n² line
-//   out/attention_cost/memory.png   log10 MB against log10 n, with n² and n lines
+//   out/attention_cost/time.png     seconds against n, log-log, with an n² line
+//   out/attention_cost/memory.png   MB against n, log-log, with n² and n lines
 // --also PATH adds another build of this program (build-ref/chapters/attention_cost: the
 // reference tier) for the sizes up to --also-max-n. tools/bench/attention_cost_torch.py
-// measures PyTorch's plain attention (matmul, softmax, matmul) the same way.
+// measures PyTorch's plain attention (matmul, softmax, matmul) the same way and writes a
+// CSV; --pytorch FILE.csv adds its rows to the table and its line to both figures.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -128,39 +129,71 @@ std::vector<int64_t> parse_sizes(const std::string& text) {
   return sizes;
 }
 
-// log10 of a series' values; the figures' axes are log10 n against log10 seconds or MB.
-std::vector<float> log10_of(const std::vector<double>& v) {
-  std::vector<float> r;
-  for (double x : v) r.push_back(static_cast<float>(std::log10(std::max(x, 1e-9))));
-  return r;
+// PyTorch's plain attention as tools/bench/attention_cost_torch.py --csv writes it: the header
+// line "n,threads,seconds,peak_mb", then one line per n (its best thread setting). Any other
+// line is an error naming the file and the line.
+std::vector<Measurement> read_pytorch_csv(const std::string& path) {
+  std::ifstream in(path);
+  check(in.good(), "attention_cost", "--pytorch: cannot read ", path);
+  const std::string header = "n,threads,seconds,peak_mb";
+  std::vector<Measurement> rows;
+  std::string line;
+  for (int line_no = 1; std::getline(in, line); ++line_no) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line_no == 1) {
+      check(line == header, "attention_cost", "--pytorch ", path, " line 1: expected the header \"", header,
+            "\", got \"", line, "\"");
+      continue;
+    }
+    if (line.empty()) continue;
+    long long n = 0, threads = 0;
+    double seconds = 0, peak_mb = 0;
+    char rest = 0;
+    const int got = std::sscanf(line.c_str(), "%lld,%lld,%lf,%lf %c", &n, &threads, &seconds, &peak_mb, &rest);
+    check(got == 4 && n > 0 && threads > 0 && std::isfinite(seconds) && seconds > 0 && std::isfinite(peak_mb),
+          "attention_cost", "--pytorch ", path, " line ", line_no,
+          ": expected n,threads,seconds,peak_mb (n, threads > 0 whole numbers, seconds > 0), got \"", line, "\"");
+    Measurement m;
+    m.tier = "pytorch";
+    m.layer = "attention";
+    m.impl = "plain";
+    m.n = n;
+    m.seconds = seconds;
+    m.peak_mb = peak_mb;
+    rows.push_back(m);
+  }
+  check(!rows.empty(), "attention_cost", "--pytorch ", path, ": no measurements after the header");
+  return rows;
 }
 
-// A line of slope `power` through the last point of `through`, over the same x.
+// A line of slope `power` on log-log axes (y proportional to n^power) through the last
+// point of `through`, over the same n.
 Series slope_line(const Series& through, float power, const std::string& fmt, const std::string& label) {
   Series s;
   s.x = through.x;
-  for (float x : s.x) s.y.push_back(through.y.back() + power * (x - through.x.back()));
+  for (float x : s.x) s.y.push_back(through.y.back() * std::pow(x / through.x.back(), power));
   s.fmt = fmt;
   s.label = label;
   return s;
 }
 
-void draw(const std::vector<Measurement>& all, bool memory, const std::string& path) {
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_series;
+void draw(const std::vector<Measurement>& all, const std::vector<int64_t>& sizes, bool memory,
+          const std::string& path) {
+  std::map<std::string, std::pair<std::vector<float>, std::vector<float>>> by_series;
   std::vector<std::string> order;
   for (const Measurement& m : all) {
-    const std::string key = m.layer + " " + m.impl + " (" + m.tier + ")";
+    const std::string key = m.tier == "pytorch" ? "PyTorch attention plain (best threads)" : m.layer + " " + m.impl + " (" + m.tier + ")";
     if (!by_series.count(key)) order.push_back(key);
-    by_series[key].first.push_back(static_cast<double>(m.n));
-    by_series[key].second.push_back(memory ? std::max(m.peak_mb, 0.1) : m.seconds);
+    by_series[key].first.push_back(static_cast<float>(m.n));
+    by_series[key].second.push_back(static_cast<float>(memory ? std::max(m.peak_mb, 0.1) : m.seconds));
   }
   const std::vector<std::string> fmts{"b-o", "r-o", "g--o", "m--o", "c-.", "y-.", "b:", "r:"};
   std::vector<Series> series;
-  for (size_t i = 0; i < order.size(); ++i) {
+  for (size_t i = 0, ours = 0; i < order.size(); ++i) {
     Series s;
-    s.x = log10_of(by_series[order[i]].first);
-    s.y = log10_of(by_series[order[i]].second);
-    s.fmt = fmts[i % fmts.size()];
+    s.x = by_series[order[i]].first;
+    s.y = by_series[order[i]].second;
+    s.fmt = order[i].rfind("PyTorch", 0) == 0 ? "k-o" : fmts[ours++ % fmts.size()];
     s.label = order[i];
     series.push_back(s);
   }
@@ -178,8 +211,10 @@ void draw(const std::vector<Measurement>& all, bool memory, const std::string& p
         break;
       }
   PlotOptions opt;
-  opt.xlabel = "log10 sequence length n";
-  opt.ylabel = memory ? "log10 peak memory (MB)" : "log10 seconds (fwd+bwd)";
+  opt.xlabel = "sequence length n";
+  opt.ylabel = memory ? "peak memory (MB)" : "seconds (forward + backward)";
+  opt.xlog = opt.ylog = true;
+  opt.xticks.assign(sizes.begin(), sizes.end());
   opt.figsize = {6.0f, 4.5f};
   opt.fontsize = 8;
   write_figure(path, [&] { plot(series, opt, path); });
@@ -200,6 +235,9 @@ int main(int argc, char** argv) {
   args.add_string("also", "", "another build of this program (e.g. build-ref/chapters/attention_cost) to measure too",
                   "PATH");
   args.add_int("also-max-n", 1024, "the largest n measured with --also", 1, 1 << 20);
+  args.add_string("pytorch", "",
+                  "PyTorch's plain attention measured by tools/bench/attention_cost_torch.py --csv: drawn and "
+                  "tabled beside ours", "FILE.csv");
   args.add_flag("quick", "n = 32, 64, d 64, 4 heads, one repeat: the test suite's smoke run");
   args.add_string("one", "", "measure LAYER:IMPL:N in this process and print one result line (used by the sweep)",
                   "L:I:N");
@@ -219,6 +257,9 @@ int main(int argc, char** argv) {
     const Settings child{quick ? 64 : args.get_int("num-hiddens"), quick ? 4 : args.get_int("num-heads"),
                          quick ? 1 : args.get_int("repeats"), args.get_int("threads"), out};
     const std::vector<int64_t> sizes = parse_sizes(quick ? "32,64" : args.get_string("sizes"));
+    // Read first, so that a malformed file stops the run before the long measurements.
+    const std::vector<Measurement> pytorch =
+        args.get_string("pytorch").empty() ? std::vector<Measurement>{} : read_pytorch_csv(args.get_string("pytorch"));
     const std::string which = args.get_string("layer");
     check(which == "attention" || which == "encoder" || which == "both", "attention_cost",
           "--layer is attention, encoder or both, got ", which);
@@ -256,8 +297,19 @@ int main(int argc, char** argv) {
                     static_cast<long long>(sizes.back()), f->seconds / p->seconds,
                     p->peak_mb / std::max(f->peak_mb, 0.1));
     }
-    draw(all, false, out + "/time.png");
-    draw(all, true, out + "/memory.png");
+    for (const Measurement& m : pytorch) {
+      std::printf("%-10s %-10s %-10s %6lld %10.4f %10.1f\n", m.tier.c_str(), m.layer.c_str(), m.impl.c_str(),
+                  static_cast<long long>(m.n), m.seconds, m.peak_mb);
+      all.push_back(m);
+    }
+    for (const Measurement& t : pytorch)
+      for (const Measurement& m : all)
+        if (m.tier == all.front().tier && m.layer == "attention" && m.n == t.n && t.n == sizes.back())
+          std::printf("attention %s at n = %lld against PyTorch's plain attention: time %.2fx, peak memory %.2fx\n",
+                      m.impl.c_str(), static_cast<long long>(m.n), m.seconds / t.seconds,
+                      m.peak_mb / std::max(t.peak_mb, 0.1));
+    draw(all, sizes, false, out + "/time.png");
+    draw(all, sizes, true, out + "/memory.png");
     return 0;
   });
 }

@@ -1,7 +1,6 @@
 // layers/transformer_lm.cpp — 10.7 exercise 3: a decoder-only Transformer language model.
 #include "layers/transformer_lm.h"
 
-#include <cmath>
 #include <string>
 
 #include "core/debug.h"
@@ -67,7 +66,7 @@ Tensor TransformerLM::forward(const Tensor& X, std::vector<Tensor>* cache) {
   check(caches.size() == blks.size(), "TransformerLM", "cache has ", caches.size(), " entries for ", blks.size(),
         " blocks");
   const int64_t past = caches[0].defined() ? caches[0].size(1) : 0;
-  Tensor H = pos_encoding(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)), past);
+  Tensor H = pos_encoding(embedding(X) * embedding_scale, past);
   for (size_t i = 0; i < blks.size(); ++i) H = blks[i]->forward(H, caches[i], causal);
   return dense(H);  // (batch_size, no. of steps, vocab_size)
 }

@@ -30,9 +30,14 @@ class TransformerLMBlock : public Module {
   AddNorm addnorm2;
 };
 
-// Embedding × sqrt(num_hiddens), the sinusoidal PositionalEncoding (4096 positions; at each token's true
-// position, the no. of cached steps counted), num_layers TransformerLMBlocks, a Linear to
-// the vocabulary.
+// Embedding × embedding_scale, the sinusoidal PositionalEncoding (4096 positions; at each
+// token's true position, the no. of cached steps counted), num_layers TransformerLMBlocks, a
+// Linear to the vocabulary.
+// embedding_scale: the book's encoder and decoder scale by sqrt(num_hiddens) (8 at width 64).
+// The embedding's entries are N(0, 1) and the encoding's lie in [-1, 1], so scaled by 8 the
+// position is a small ripple on the token, which attention hardly reads. A causal model
+// barely needs it (the mask already orders the keys), but a model without the mask must find
+// "the step after mine" by position alone; at 0.5 it can.
 //   X (batch_size, no. of steps) token ids -> logits (batch_size, no. of steps, vocab_size)
 // With a cache (one Tensor per block, empty before the first call) the model decodes
 // incrementally: each call feeds only the new tokens and attends to the cached past.
@@ -44,6 +49,7 @@ class TransformerLM : public Module {
   Tensor operator()(const Tensor& X, std::vector<Tensor>* cache = nullptr) { return forward(X, cache); }
   bool causal;
   int64_t num_hiddens;
+  float embedding_scale = 0.5f;
   Embedding embedding;
   PositionalEncoding pos_encoding;
   std::vector<std::unique_ptr<TransformerLMBlock>> blks;

@@ -388,6 +388,58 @@ BOOST_AUTO_TEST_CASE(plot_draws_each_series_in_its_colour) {
   BOOST_CHECK(L.legend.empty());
 }
 
+// Log axes: the ticks' log10 positions and their plain labels, a power law drawn straight,
+// explicit x ticks, and the errors.
+BOOST_AUTO_TEST_CASE(plot_log_axes) {
+  const auto near_all = [](const std::vector<double>& got, const std::vector<double>& want) {
+    BOOST_REQUIRE_EQUAL(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) BOOST_CHECK_SMALL(got[i] - want[i], 1e-9);
+  };
+  const double l2 = std::log10(2.0), l5 = std::log10(5.0);
+  near_all(log_locator(std::log10(64.0), std::log10(4096.0), 8), {2, 2 + l2, 2 + l5, 3, 3 + l2});  // 1.8 decades
+  near_all(log_locator(-3.2, 2.1, 8), {-3, -2, -1, 0, 1, 2});                                       // 5.3 decades
+  near_all(log_locator(-3.2, 2.1, 2), {-3, 0});                                                     // every third
+  near_all(log_locator(std::log10(3.0), std::log10(9.5), 5),
+           {std::log10(3.0), std::log10(4.0), std::log10(5.0), std::log10(6.0), std::log10(7.0), std::log10(8.0),
+            std::log10(9.0)});  // no 1, 2, 5 x 10^k inside but 5: 1 .. 9 x 10^k
+  BOOST_CHECK(log_tick_labels({-3, -2 + l5, -1, 0, 1 + l2, 3, std::log10(64.0)}) ==
+              (std::vector<std::string>{"0.001", "0.05", "0.1", "1", "20", "1000", "64"}));
+
+  PlotOptions opt;
+  opt.xlog = opt.ylog = true;
+  opt.xticks = {64, 256, 1024, 4096, 100000};  // the last is outside the axis
+  Series sq;  // y = n², a straight line of slope 2 on log-log axes
+  for (float n : {64.0f, 256.0f, 1024.0f, 4096.0f}) sq.x.push_back(n), sq.y.push_back(n * n);
+  sq.fmt = "r-";
+  Series neg = sq;  // non-positive values are skipped
+  neg.y = {-1, 0, 5, 6};
+  neg.fmt = "b:";
+  plot({sq, neg}, opt, scratch()("loglog.png"));
+  const PlotLayout L = plot_layout({sq, neg}, opt);
+  near_all(L.xticks, {std::log10(64.0), std::log10(256.0), std::log10(1024.0), std::log10(4096.0)});
+  BOOST_CHECK(L.xticklabels == (std::vector<std::string>{"64", "256", "1024", "4096"}));
+  // y from 5 to 4096² (7.2 decades): powers of 10 (every one or every other, as the height
+  // allows), labelled with their values
+  BOOST_REQUIRE_GE(L.yticks.size(), 3u);
+  BOOST_CHECK_GE(L.yticks.back(), 6.0);
+  for (size_t i = 0; i < L.yticks.size(); ++i) {
+    BOOST_CHECK_SMALL(L.yticks[i] - std::round(L.yticks[i]), 1e-9);
+    BOOST_CHECK(L.yticklabels[i] == std::to_string(std::llround(std::pow(10.0, L.yticks[i]))));
+  }
+  const Image im = load(scratch()("loglog.png"));
+  // The midpoint in log space of the line from (64, 64²) to (4096, 4096²) is (512, 512²).
+  CHECK_COLOR(im.at(L.px(std::log10(512.0f)), L.py(std::log10(512.0f * 512.0f))), (Rgb{255, 0, 0}), 0);
+
+  const auto pred = [](std::vector<std::string> p) { return message_has(std::move(p)); };
+  PlotOptions bad = opt;
+  bad.xticks = {0};
+  BOOST_CHECK_EXCEPTION(plot_layout({sq}, bad), std::invalid_argument, pred({"[plot]", "xticks", "log axis"}));
+  bad = opt;
+  bad.ylim = {{0, 10}};
+  BOOST_CHECK_EXCEPTION(plot_layout({sq}, bad), std::invalid_argument, pred({"[plot]", "ylim", "log axis"}));
+  BOOST_CHECK_EXCEPTION(log_locator(1, 1, 5), std::invalid_argument, pred({"log_locator"}));
+}
+
 BOOST_AUTO_TEST_CASE(plot_legend_labels_and_errors) {
   PlotOptions opt;
   opt.xlabel = "epoch";

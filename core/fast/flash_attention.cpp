@@ -7,13 +7,15 @@
 //   S = q_tile k_blockᵀ · scale, masked          (kRowBlock, kKeyBlock), one GEMM
 //   per row: new max m', rescale the row's sum and output by e^{m − m'}, S = e^{S − m'}
 //   O_tile += S v_block                           one GEMM
-// Backward, one batch item per thread (so dq, dk and dv are each summed in one fixed
-// order), over key blocks, and within each over query tiles:
+// Backward, one job per batch item (or, with fewer than 4 batch items, per batch item and
+// group of key blocks, each group summing its own part of dq), over key blocks, and within
+// each over query tiles, so that dq, dk and dv are each summed in one fixed order:
 //   P = e^{q k_blockᵀ · scale − m} / s            recomputed, one GEMM
 //   dv_block += Pᵀ dO_tile;  dP = dO_tile v_blockᵀ
 //   dS = P (dP − rowsum(dO O)) · scale, 0 where masked
 //   dq_tile += dS k_block;  dk_block += dSᵀ q_tile
-// Only tiles of (kRowBlock, kKeyBlock) floats are ever held: memory linear in Q and K.
+// Only tiles of (kRowBlock, kKeyBlock) floats are ever held, and with fewer than 4 batch
+// items up to 4 parts of dq: memory linear in Q and K.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -31,6 +33,7 @@ namespace {
 constexpr float kMaskValue = -1e6f;  // masked_softmax's value (10.3)
 constexpr int64_t kRowBlock = 64;    // query rows per tile
 constexpr int64_t kKeyBlock = 128;   // keys per block
+constexpr int64_t kMinJobs = 4;      // the backward's parallel jobs, at least (see there)
 
 int64_t row_length(const int64_t* valid_lens, int64_t b, int64_t i, int64_t Q, int64_t K, bool per_query) {
   if (!valid_lens) return K;
@@ -109,43 +112,68 @@ void memory_efficient_attention_backward(float* dq, float* dk, float* dv, const 
                                          int64_t Dv, bool per_query) {
   if (!dq && !dk && !dv) return;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  const int64_t tiles = ceil_div(Q, kRowBlock);
-  const bool fork = static_cast<double>(B * Q) * K * (D + Dv) >= kGemmParallelMin && B > 1;
-  parallel_for(B, fork, [&](int64_t b) {
-    std::vector<float> P(static_cast<size_t>(kRowBlock * kKeyBlock)), dS(P.size()), rowdot(Q);
-    std::vector<int64_t> n(kRowBlock);
-    // softmax_backward's Σ_j dy_j y_j per row, which is dO · o (the reference tier's header)
+  const int64_t tiles = ceil_div(Q, kRowBlock), blocks = ceil_div(K, kKeyBlock);
+  const bool worth = static_cast<double>(B * Q) * K * (D + Dv) >= kGemmParallelMin;
+  // softmax_backward's Σ_j dy_j y_j per row, which is dO · o (the reference tier's header)
+  std::vector<float> rowdot(static_cast<size_t>(B * Q));
+  parallel_for(B, worth && B > 1, [&](int64_t b) {
     for (int64_t i = 0; i < Q; ++i) {
       const float *dOi = dO + (b * Q + i) * Dv, *Oi = O + (b * Q + i) * Dv;
-      rowdot[i] = lane_sum(Dv, [&](int64_t d) { return dOi[d] * Oi[d]; });
+      rowdot[b * Q + i] = lane_sum(Dv, [&](int64_t d) { return dOi[d] * Oi[d]; });
     }
-    for (int64_t j0 = 0; j0 < K; j0 += kKeyBlock) {
-      const int64_t c = std::min(kKeyBlock, K - j0);
-      const float *kj = k + (b * K + j0) * D, *vj = v + (b * K + j0) * Dv;
+  });
+  // The tile (b, t) against key block j0: recomputes P = e^{S − m} / s, adds Pᵀ dO to dv's
+  // block, and when dS is not null leaves there dS = P (dO vᵀ − rowdot) · scale, 0 where
+  // masked, for the caller. False when no row of the tile visits the block.
+  auto tile_block = [&](int64_t b, int64_t t, int64_t j0, float* P, float* dS, std::vector<int64_t>& n) {
+    const int64_t i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0), c = std::min(kKeyBlock, K - j0);
+    if (tile_lengths(n, valid_lens, b, i0, R, Q, K, per_query) <= j0) return false;
+    const float *qi = q + (b * Q + i0) * D, *dOi = dO + (b * Q + i0) * Dv;
+    scores(P, qi, k + (b * K + j0) * D, n, R, c, j0, D, scale);
+    for (int64_t r = 0; r < R; ++r) {
+      const float mr = row_max[b * Q + i0 + r], inv = 1.0f / row_sum[b * Q + i0 + r];
+      for (int64_t jj = 0; jj < c; ++jj) P[r * c + jj] = fast_exp(P[r * c + jj] - mr) * inv;
+    }
+    if (dv) gemm(true, false, c, Dv, R, P, dOi, dv + (b * K + j0) * Dv, true);
+    if (!dS) return true;
+    gemm(false, true, R, c, Dv, dOi, v + (b * K + j0) * Dv, dS, false);  // dP = dO vᵀ
+    for (int64_t r = 0; r < R; ++r) {
+      const int64_t kept = std::clamp<int64_t>(n[r] - j0, 0, c);
+      const float dot = rowdot[b * Q + i0 + r];
+      float* dSr = dS + r * c;
+      const float* Pr = P + r * c;
+      for (int64_t jj = 0; jj < kept; ++jj) dSr[jj] = Pr[jj] * (dSr[jj] - dot) * scale;
+      for (int64_t jj = kept; jj < c; ++jj) dSr[jj] = 0.0f;  // a masked score gets no gradient
+    }
+    return true;
+  };
+  // Jobs: (batch item, group of key blocks). With few batch items the key blocks are split
+  // into G groups so that there are at least kMinJobs jobs; each group adds its part of dq
+  // into its own buffer (zeros), and the parts are added to dq in the order of the groups.
+  // G depends on the sizes alone, never on the no. of threads, so the bits do not either.
+  // dk and dv of a block are summed over the query tiles in order, within its one job.
+  const int64_t groups = worth ? std::clamp<int64_t>(ceil_div(kMinJobs, B), 1, blocks) : 1;
+  std::vector<float> dq_parts(dq && groups > 1 ? static_cast<size_t>(groups * B * Q * D) : 0);
+  parallel_for(B * groups, worth && B * groups > 1, [&](int64_t job) {
+    const int64_t b = job / groups, g = job % groups;
+    float* dq_b = !dq ? nullptr : groups > 1 ? dq_parts.data() + (g * B + b) * Q * D : dq + b * Q * D;
+    std::vector<float> P(static_cast<size_t>(kRowBlock * kKeyBlock)), dS(P.size());
+    std::vector<int64_t> n(kRowBlock);
+    for (int64_t jb = g * blocks / groups; jb < (g + 1) * blocks / groups; ++jb)
       for (int64_t t = 0; t < tiles; ++t) {
-        const int64_t i0 = t * kRowBlock, R = std::min(kRowBlock, Q - i0);
-        if (tile_lengths(n, valid_lens, b, i0, R, Q, K, per_query) <= j0) continue;  // no row visits this block
-        const float *qi = q + (b * Q + i0) * D, *dOi = dO + (b * Q + i0) * Dv;
-        // P = e^{S − m} / s: the weights, recomputed
-        scores(P.data(), qi, kj, n, R, c, j0, D, scale);
-        for (int64_t r = 0; r < R; ++r) {
-          const float mr = row_max[b * Q + i0 + r], inv = 1.0f / row_sum[b * Q + i0 + r];
-          for (int64_t jj = 0; jj < c; ++jj) P[r * c + jj] = fast_exp(P[r * c + jj] - mr) * inv;
-        }
-        if (dv) gemm(true, false, c, Dv, R, P.data(), dOi, dv + (b * K + j0) * Dv, true);
-        if (!dq && !dk) continue;
-        gemm(false, true, R, c, Dv, dOi, vj, dS.data(), false);  // dP = dO vᵀ
-        for (int64_t r = 0; r < R; ++r) {
-          const int64_t kept = std::clamp<int64_t>(n[r] - j0, 0, c);
-          const float dot = rowdot[i0 + r];
-          float* dSr = dS.data() + r * c;
-          const float* Pr = P.data() + r * c;
-          for (int64_t jj = 0; jj < kept; ++jj) dSr[jj] = Pr[jj] * (dSr[jj] - dot) * scale;
-          for (int64_t jj = kept; jj < c; ++jj) dSr[jj] = 0.0f;  // a masked score gets no gradient
-        }
-        if (dq) gemm(false, false, R, D, c, dS.data(), kj, dq + (b * Q + i0) * D, true);
-        if (dk) gemm(true, false, c, D, R, dS.data(), qi, dk + (b * K + j0) * D, true);
+        const int64_t j0 = jb * kKeyBlock, i0 = t * kRowBlock;
+        const int64_t R = std::min(kRowBlock, Q - i0), c = std::min(kKeyBlock, K - j0);
+        if (!tile_block(b, t, j0, P.data(), dq || dk ? dS.data() : nullptr, n) || (!dq && !dk)) continue;
+        if (dq) gemm(false, false, R, D, c, dS.data(), k + (b * K + j0) * D, dq_b + i0 * D, true);
+        if (dk) gemm(true, false, c, D, R, dS.data(), q + (b * Q + i0) * D, dk + (b * K + j0) * D, true);
       }
+  });
+  if (dq_parts.empty()) return;
+  parallel_for(B * Q, B * Q * D >= kParallelMin, [&](int64_t row) {
+    float* out = dq + row * D;
+    for (int64_t g = 0; g < groups; ++g) {
+      const float* part = dq_parts.data() + g * B * Q * D + row * D;
+      for (int64_t d = 0; d < D; ++d) out[d] += part[d];
     }
   });
 }

@@ -6,10 +6,14 @@ batch 1, forward + out.sum().backward(), against the sequence length n.
 As the C++ program, each measurement runs in a fresh process (this script
 started again with --one N): the median time of --repeats runs, and the peak
 resident memory (getrusage) minus what the process held before the first
-forward. Prints one line per n:
+forward. Prints one line per n and thread setting:
   bench=attention_cost_torch n=.. threads=.. seconds=.. peak_mb=..
+--threads takes a list (1,2: the settings alternate, n by n); --csv FILE writes, per n,
+the best setting's row as chapters/attention_cost --pytorch FILE reads it:
+  n,threads,seconds,peak_mb
 Comparison only, not a build or test dependency. From the repository root:
-  /usr/bin/python3 tools/bench/attention_cost_torch.py --threads 2 --sizes 1024,4096
+  /usr/bin/python3 tools/bench/attention_cost_torch.py --threads 1,2 --csv out/torch.csv
+  build/chapters/attention_cost --layer attention --pytorch out/torch.csv
 """
 import argparse
 import resource
@@ -48,19 +52,33 @@ def main():
     p.add_argument('--num-hiddens', type=int, default=512)
     p.add_argument('--num-heads', type=int, default=8)
     p.add_argument('--repeats', type=int, default=3)
-    p.add_argument('--threads', type=int, default=2)
+    p.add_argument('--threads', default='2', help='thread settings, comma-separated (the best is kept)')
+    p.add_argument('--csv', default='', help='write the best setting per n here')
     p.add_argument('--one', type=int, default=0, help='measure this n in this process')
     a = p.parse_args()
-    torch.set_num_threads(a.threads)
+    settings = [int(t) for t in a.threads.split(',')]
     if a.one:
+        torch.set_num_threads(settings[0])
         s, mb = measure(a.one, a.num_hiddens, a.num_heads, a.repeats)
-        print(f'bench=attention_cost_torch n={a.one} threads={a.threads} seconds={s:.6f} peak_mb={mb:.1f}')
+        print(f'bench=attention_cost_torch n={a.one} threads={settings[0]} seconds={s:.6f} peak_mb={mb:.1f}')
         return
+    best = []
     for n in [int(x) for x in a.sizes.split(',')]:
-        out = subprocess.run([sys.executable, __file__, '--one', str(n), '--num-hiddens', str(a.num_hiddens),
-                              '--num-heads', str(a.num_heads), '--repeats', str(a.repeats),
-                              '--threads', str(a.threads)], capture_output=True, text=True, check=True)
-        print(out.stdout.strip(), flush=True)
+        rows = []
+        for threads in settings:
+            out = subprocess.run([sys.executable, __file__, '--one', str(n), '--num-hiddens', str(a.num_hiddens),
+                                  '--num-heads', str(a.num_heads), '--repeats', str(a.repeats),
+                                  '--threads', str(threads)], capture_output=True, text=True, check=True)
+            line = out.stdout.strip().splitlines()[-1]
+            print(line, flush=True)
+            fields = dict(w.split('=') for w in line.split())
+            rows.append((float(fields['seconds']), threads, float(fields['peak_mb'])))
+        seconds, threads, mb = min(rows)
+        best.append(f'{n},{threads},{seconds:.6f},{mb:.1f}')
+    if a.csv:
+        with open(a.csv, 'w') as f:
+            f.write('n,threads,seconds,peak_mb\n' + '\n'.join(best) + '\n')
+        print(f'wrote {a.csv}')
 
 
 if __name__ == '__main__':

@@ -127,6 +127,45 @@ std::vector<double> max_n_locator(double vmin, double vmax, int nbins, bool inte
   return ticks;
 }
 
+std::vector<double> log_locator(double lo, double hi, int nbins) {
+  check(std::isfinite(lo) && std::isfinite(hi) && lo < hi && nbins >= 1, "log_locator",
+        "needs finite lo < hi and nbins >= 1, got lo ", lo, ", hi ", hi, ", nbins ", nbins);
+  const double span = hi - lo;
+  const int step = span <= 2.5 ? 1 : std::max(1, static_cast<int>(std::ceil(span / nbins)));
+  auto ticks_with = [&](const std::vector<int>& mults) {
+    std::vector<double> t;
+    for (int e = static_cast<int>(std::floor(lo)); e <= static_cast<int>(std::ceil(hi)); ++e) {
+      if (((e % step) + step) % step != 0) continue;
+      for (int m : mults) {
+        const double v = e + std::log10(static_cast<double>(m));
+        if (v >= lo - 1e-9 && v <= hi + 1e-9) t.push_back(v);
+      }
+    }
+    return t;
+  };
+  std::vector<double> ticks = ticks_with(span <= 2.5 ? std::vector<int>{1, 2, 5} : std::vector<int>{1});
+  if (ticks.size() < 2) ticks = ticks_with({1, 2, 3, 4, 5, 6, 7, 8, 9});
+  return ticks;
+}
+
+std::vector<std::string> log_tick_labels(const std::vector<double>& ticks) {
+  std::vector<std::string> out;
+  for (double t : ticks) {
+    const double v = std::pow(10.0, t);
+    // 3 significant digits, written without an exponent
+    const int decimals = std::max(0, 2 - static_cast<int>(std::floor(t + 1e-9)));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", std::min(decimals, 12), v);
+    std::string s = buf;
+    if (s.find('.') != std::string::npos) {  // drop trailing zeros and a bare point
+      while (s.back() == '0') s.pop_back();
+      if (s.back() == '.') s.pop_back();
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
 std::vector<std::string> tick_labels(const std::vector<double>& ticks) {
   double big = 0;
   for (double t : ticks) big = std::max(big, std::fabs(t));

@@ -42,6 +42,12 @@ std::vector<double> max_n_locator(double vmin, double vmax, int nbins, bool inte
 // Tick labels with one number of decimals for all, enough to tell them apart ("0.00",
 // "0.25", ...), and matplotlib's minus sign U+2212 for negatives.
 std::vector<std::string> tick_labels(const std::vector<double>& ticks);
+// A log axis from 10^lo to 10^hi (lo, hi in log10): the log10 of its ticks, 1, 2, 5 x 10^k
+// when it spans under 2.5 decades, else every power of 10 (every other, ... to keep about
+// nbins), else, when fewer than two of those fall inside, 1 .. 9 x 10^k.
+std::vector<double> log_locator(double lo, double hi, int nbins);
+// The value 10^t of each tick written plainly: "0.002", "0.5", "64", "1000".
+std::vector<std::string> log_tick_labels(const std::vector<double>& ticks);
 
 // --- d2l.show_heatmaps -------------------------------------------------------------------
 // The matrices of a 4-D tensor (rows, cols, height, width) as plain floats, row-major.
@@ -129,13 +135,23 @@ struct PlotOptions {
   std::pair<float, float> figsize{3.5f, 2.5f};  // d2l.set_figsize's default
   int dpi = 200;
   float fontsize = 10;
+  // matplotlib's xscale='log' / yscale='log' (d2l.plot takes them too): the axis runs in
+  // log10 of the values, values <= 0 are skipped like non-finite ones, and the ticks sit at
+  // 1, 2, 5 x 10^k (an axis under 2.5 decades) or at powers of 10, labelled with the values
+  // themselves ("0.05", "200"). xlim and ylim stay in data units.
+  bool xlog = false, ylog = false;
+  // Tick positions in data units instead of the locator's (e.g. the sizes measured); those
+  // outside the axis are dropped.
+  std::vector<double> xticks;
 };
 
+// On a log axis the layout's limits and ticks are log10 values, and px / py take log10 values.
 struct PlotLayout {
   int width = 0, height = 0;
   Box axes;                          // the data area
   float xmin = 0, xmax = 1, ymin = 0, ymax = 1;
   std::vector<double> xticks, yticks;
+  std::vector<std::string> xticklabels, yticklabels;
   Box xlabel, ylabel, legend;        // empty boxes when absent
   std::vector<Rgb> colors;           // each series' resolved colour
   float px(float x) const { return axes.x0 + (x - xmin) / (xmax - xmin) * axes.width(); }

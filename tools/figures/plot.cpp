@@ -5,6 +5,7 @@
 // As d2l.set_axes does: x and y labels, the limits, a legend, a light grid
 // (axes.grid(): #b0b0b0, 0.8 pt) at the ticks. Lines are 1.5 pt wide (lines.linewidth) with
 // matplotlib's dash patterns scaled by the width, markers 'o' 6 pt across with a 1 pt edge.
+// Log axes (xscale / yscale 'log', 10.7's cost of long sequences) draw log10 of the values.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -184,6 +185,30 @@ void draw_marker(Surface& c, char marker, float x, float y, Rgb color, float alp
   c.disc(x, y, r + e, color, alpha, clip, r - e);
 }
 
+// The series as the axes see them: on a log axis, log10 of the values (values <= 0 become
+// NaN, which the drawing skips with a warning).
+std::vector<Series> on_axes(const std::vector<Series>& series, const PlotOptions& opt) {
+  if (!opt.xlog && !opt.ylog) return series;
+  auto log_of = [](std::vector<float>& v) {
+    for (float& x : v) x = x > 0 ? std::log10(x) : NAN;
+  };
+  std::vector<Series> out = series;
+  for (Series& s : out) {
+    if (opt.xlog) log_of(s.x);
+    if (opt.ylog) log_of(s.y);
+  }
+  return out;
+}
+
+// A log axis's limits given in data units, in log10.
+std::optional<std::pair<float, float>> log_limits(const std::optional<std::pair<float, float>>& lim, bool log,
+                                                  const char* name) {
+  if (!lim || !log) return lim;
+  check(lim->first > 0 && lim->second > 0, "plot", name, " of a log axis must be > 0, got (", lim->first, ", ",
+        lim->second, ")");
+  return std::make_pair(std::log10(lim->first), std::log10(lim->second));
+}
+
 }  // namespace
 
 std::vector<Series> make_series(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys,
@@ -209,16 +234,34 @@ std::vector<Series> make_series(const std::vector<float>& X, const std::vector<s
   return out;
 }
 
-PlotLayout plot_layout(const std::vector<Series>& series, const PlotOptions& opt) {
-  const Resolved r = resolve(series, opt);
+PlotLayout plot_layout(const std::vector<Series>& data_series, const PlotOptions& opt) {
+  const Resolved r = resolve(data_series, opt);
+  const std::vector<Series> series = on_axes(data_series, opt);
   const auto [W, H] = figure_pixels(opt.figsize, opt.dpi, opt.fontsize, "plot");
   const FigureStyle st(opt.dpi, opt.fontsize, opt.fontsize);
   PlotLayout L;
   L.width = W;
   L.height = H;
   L.colors = r.colors;
-  std::tie(L.xmin, L.xmax) = limits(series, true, opt.xlim, "xlim");
-  std::tie(L.ymin, L.ymax) = limits(series, false, opt.ylim, "ylim");
+  std::tie(L.xmin, L.xmax) = limits(series, true, log_limits(opt.xlim, opt.xlog, "xlim"), "xlim");
+  std::tie(L.ymin, L.ymax) = limits(series, false, log_limits(opt.ylim, opt.ylog, "ylim"), "ylim");
+  // The ticks of one axis at a given length in pixels, and their labels.
+  auto axis_ticks = [&](bool x_axis, float length, std::vector<double>& ticks, std::vector<std::string>& labels) {
+    const bool log = x_axis ? opt.xlog : opt.ylog;
+    const float lo = x_axis ? L.xmin : L.ymin, hi = x_axis ? L.xmax : L.ymax;
+    const int nbins = auto_nbins(length, st.font, x_axis);
+    ticks.clear();
+    if (x_axis && !opt.xticks.empty()) {
+      for (double t : opt.xticks) {
+        check(!log || t > 0, "plot", "xticks of a log axis must be > 0, got ", t);
+        const double at = log ? std::log10(t) : t;
+        if (at >= lo - 1e-6 * (hi - lo) && at <= hi + 1e-6 * (hi - lo)) ticks.push_back(at);
+      }
+    } else {
+      ticks = log ? log_locator(lo, hi, nbins) : max_n_locator(lo, hi, nbins, false);
+    }
+    labels = log ? log_tick_labels(ticks) : tick_labels(ticks);
+  };
 
   // Margins depend on the tick labels, which depend on the axes' length: iterate.
   const float text_h = measure_text("0", st.font).height();
@@ -233,10 +276,10 @@ PlotLayout plot_layout(const std::vector<Series>& series, const PlotOptions& opt
     L.axes = {std::round(left), std::round(top), std::round(W - right), std::round(H - bottom)};
     check(L.axes.width() > 8 && L.axes.height() > 8, "plot", "figsize (", opt.figsize.first, ", ",
           opt.figsize.second, ") is too small for the tick labels; use a larger figsize or a smaller fontsize");
-    L.xticks = max_n_locator(L.xmin, L.xmax, auto_nbins(L.axes.width(), st.font, true), false);
-    L.yticks = max_n_locator(L.ymin, L.ymax, auto_nbins(L.axes.height(), st.font, false), false);
-    const float yw = widest(tick_labels(L.yticks), st.font);
-    const auto xl = tick_labels(L.xticks);
+    axis_ticks(true, L.axes.width(), L.xticks, L.xticklabels);
+    axis_ticks(false, L.axes.height(), L.yticks, L.yticklabels);
+    const float yw = widest(L.yticklabels, st.font);
+    const auto& xl = L.xticklabels;
     const float xw = xl.empty() ? 0 : measure_text(xl.back(), st.font).width;
     if (yw == ytick_w && xw == last_xtick_w) break;
     ytick_w = yw;
@@ -261,11 +304,12 @@ PlotLayout plot_layout(const std::vector<Series>& series, const PlotOptions& opt
   return L;
 }
 
-void plot(const std::vector<Series>& series, const PlotOptions& opt, const std::string& path) {
+void plot(const std::vector<Series>& data_series, const PlotOptions& opt, const std::string& path) {
   const std::string svg = book_svg_sibling(path);
-  if (!svg.empty()) plot(series, opt, svg);
-  const PlotLayout L = plot_layout(series, opt);
-  const Resolved r = resolve(series, opt);
+  if (!svg.empty()) plot(data_series, opt, svg);
+  const PlotLayout L = plot_layout(data_series, opt);
+  const Resolved r = resolve(data_series, opt);
+  const std::vector<Series> series = on_axes(data_series, opt);
   const FigureStyle st(opt.dpi, opt.fontsize, opt.fontsize);
   const float lw = 1.5f * st.pt;
   const Box& a = L.axes;
@@ -302,7 +346,7 @@ void plot(const std::vector<Series>& series, const PlotOptions& opt, const std::
 
   // Spines over the data, ticks pointing out, their numbers, the labels.
   c.frame_rect(a, st.spine, kBlack);
-  const auto xl = tick_labels(L.xticks), yl = tick_labels(L.yticks);
+  const auto &xl = L.xticklabels, &yl = L.yticklabels;
   for (size_t k = 0; k < xl.size(); ++k) {
     const float x = L.px(L.xticks[k]);
     c.rule(x, a.y1, x, a.y1 + st.tick_len, st.tick_width, kBlack);
