@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "core/allocator.h"
 #include "core/module.h"
+#include "core/ops.h"
 #include "core/optim.h"
 #include "tests/test_util.h"
 #include "tools/cli/cli_args.h"
@@ -245,6 +247,23 @@ BOOST_AUTO_TEST_CASE(cli_args_parsing) {
   BOOST_CHECK(h.help_requested());
   const std::string u = h.usage();
   BOOST_CHECK(u.find("--epochs N") != std::string::npos && u.find("(default 5)") != std::string::npos);
+}
+
+// --max-tensor-mb, an option of every chapter program: a larger tensor is an OutOfMemory
+// naming the op and the shape, a smaller one allocates; 0 lifts the limit again.
+BOOST_AUTO_TEST_CASE(max_tensor_mb_refuses_larger_tensors_with_the_op_and_shape) {
+  const d2l_test::TempDir dir("max_tensor_mb");
+  d2l::CliArgs args("prog", "test");
+  d2l::add_chapter_options(args, (dir.path / "out").string());
+  args.parse({"--max-tensor-mb", "1"});
+  d2l::apply_chapter_options(args);
+  const d2l::Tensor fits = d2l::ones({512, 512});  // exactly 1 MiB
+  BOOST_TEST(d2l::sum(fits).item() == 262144.0f);
+  BOOST_CHECK_EXCEPTION(d2l::matmul(d2l::ones({600, 2}), d2l::ones({2, 600})), d2l::OutOfMemory,
+                        d2l_test::message_has({"[matmul] cannot allocate the data of a tensor of shape (600, 600)",
+                                               "1440000 bytes"}));
+  d2l::set_max_tensor_bytes(0);
+  BOOST_TEST(d2l::matmul(d2l::ones({600, 2}), d2l::ones({2, 600})).numel() == 360000);
 }
 
 // The option block of the two seq2seq chapters: --quick's epochs, and train_or_load's two
