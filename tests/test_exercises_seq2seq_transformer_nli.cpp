@@ -272,9 +272,11 @@ BOOST_AUTO_TEST_CASE(transformer_head_importance) {
 }
 
 BOOST_AUTO_TEST_CASE(transformer_depth_and_additive_scoring) {
-  const ProgramRun one("transformer", "--quick --num-layers 1");
-  const ProgramRun two("transformer", "--quick --num-layers 2");
-  const ProgramRun additive("transformer", "--quick --scoring additive");
+  // Three epochs each: these checks are of the models' sizes and the printed ranges, not of
+  // how far they train.
+  const ProgramRun one("transformer", "--epochs 3 --num-layers 1");
+  const ProgramRun two("transformer", "--epochs 3 --num-layers 2");
+  const ProgramRun additive("transformer", "--epochs 3 --scoring additive");
   const std::vector<double> p1 = one.numbers_after("parameters "), p2 = two.numbers_after("parameters "),
                             pa = additive.numbers_after("parameters ");
   BOOST_REQUIRE_EQUAL(p1.size(), 7u);  // parameters, seconds, loss, eval loss, bleu-4, bleu-100, tokens/sec
