@@ -26,7 +26,7 @@ using d2l_test::message_has;
 
 BOOST_AUTO_TEST_SUITE(core_shape)
 
-BOOST_AUTO_TEST_CASE(an_inline_shape_reads_like_a_vector) {
+BOOST_AUTO_TEST_CASE(a_shape_reads_like_a_vector) {
   Shape s{2, 3, 4};
   BOOST_TEST(s.size() == 3u);
   BOOST_TEST(s[0] == 2);
@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(small_vector_constructs_moves_and_destroys_each_element_onc
 }
 
 BOOST_AUTO_TEST_CASE(an_op_of_many_inputs_keeps_them_all) {
-  // A node keeps three inputs inline; concat of five must still send each its gradient.
+  // An op of many inputs (concat of five) keeps them all, and sends each its gradient.
   std::vector<Tensor> xs;
   for (int i = 0; i < 5; ++i) {
     xs.push_back(full({1, 2}, float(i)));
