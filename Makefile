@@ -1,9 +1,9 @@
 # d2l-attention-cpp: one GNU Makefile calling the compiler directly. `make help` lists the
 # targets and the switches; README.md explains the layout.
-# FAST=0 builds the reference tier (plain loops, core/reference/) into build-ref/; the default
-# FAST=1 is the fast tier (core/fast/) in build/.
+# FAST=0 builds the reference tier (plain loops, core/kernels/reference/) into build-ref/; the default
+# FAST=1 is the fast tier (core/kernels/fast/) in build/.
 SHELL    := /bin/bash
-# Only core/kernels.o depends on the tier (see below). When the flags are the defaults, the
+# Only core/kernels/seam.o depends on the tier (see below). When the flags are the defaults, the
 # reference tier reuses the fast tier's other objects from build/obj/, so `make test` then
 # `make FAST=0 test` compiles one file more instead of the whole tree again. Any of these
 # set on the command line or in the environment gives the build its own objects.
@@ -37,16 +37,16 @@ endif
 ifeq ($(NATIVE),1)
   CXXFLAGS += -march=native
 endif
-# The kernel tier (core/kernels.h): only the seam's dispatch, core/kernels.cpp, depends on it;
+# The kernel tier (core/kernels/seam.h): only the seam's dispatch, core/kernels/seam.cpp, depends on it;
 # both tiers are compiled into every build (tests compare them). For the fast tier, the
-# GEMM micro-kernel the compiler will pick for these flags (core/fast/gemm_kernels.h).
+# GEMM micro-kernel the compiler will pick for these flags (core/kernels/fast/gemm_kernels.h).
 ifeq ($(FAST),0)
   TIER := reference tier (FAST=0)
 else
   ISA  := $(shell $(CXX) $(filter -m%,$(CXXFLAGS)) -dM -E -x c++ /dev/null 2>/dev/null)
   TIER := fast tier, GEMM micro-kernel $(if $(findstring __AVX512F__,$(ISA)),AVX-512,$(if $(and $(findstring __AVX2__,$(ISA)),$(findstring __FMA__,$(ISA))),AVX2,portable))
 endif
-$(BUILD)/obj/core/kernels.o: CXXFLAGS += -DD2L_FAST=$(FAST)
+$(BUILD)/obj/core/kernels/seam.o: CXXFLAGS += -DD2L_FAST=$(FAST)
 ifeq ($(FAST)$(if $(DEFAULT_FLAGS),:shared),0:shared)
   OBJ := build/obj
 else
@@ -62,23 +62,22 @@ else
   $(info [make] $(TIER); OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD)$(if $(filter-out $(BUILD)/obj,$(OBJ)), (objects shared: $(OBJ))), jobs from -j (default 1))
 endif
 
-# A file under tools/cli/ that defines main() is a program (build/tools/<name>); every other
-# .cpp under core/, layers/ and tools/ (benchmarks aside) goes into the library.
-CLI_MAIN  := $(shell grep -l '^int main' tools/cli/*.cpp)
-TOOLS_SRC := $(wildcard tools/book/*.cpp tools/data/*.cpp tools/train/*.cpp tools/figures/*.cpp tools/figures/raster/*.cpp tools/cli/*.cpp)
-# The companion pages' generator (tools/book/ but the source trace the programs call) is linked
-# into build/tools/book and the tests only: changing it relinks no chapter program, so a fresh
-# `make run` stays fresh for `make book`.
-BOOK_SRC  := tools/book/book.cpp tools/book/html.cpp
-BOOK_OBJ  := $(BOOK_SRC:%.cpp=$(OBJ)/%.o)
-LIB_SRC   := $(wildcard core/*.cpp core/fast/*.cpp core/reference/*.cpp layers/*.cpp) $(filter-out $(CLI_MAIN) $(BOOK_SRC),$(TOOLS_SRC))
-LIB_OBJ   := $(patsubst %.cpp,$(OBJ)/%.o,$(filter-out core/kernels.cpp,$(LIB_SRC))) $(BUILD)/obj/core/kernels.o
+# The library: every .cpp of core/ and its rooms, layers/ and tools/d2l/ (the book's d2l
+# package: data, training loops, figures, the programs' shared options). Each folder
+# tools/programs/<name>/ is one program, build/tools/<name>: its main.cpp and its private
+# code (the other .cpp files there; the tests link those too). tools/bench/ is built by
+# `make bench` alone.
+PROG_NAMES := $(patsubst tools/programs/%/main.cpp,%,$(wildcard tools/programs/*/main.cpp))
+PROG_PRIV  := $(filter-out %/main.cpp,$(wildcard tools/programs/*/*.cpp))
+PROG_PRIV_OBJ := $(PROG_PRIV:%.cpp=$(OBJ)/%.o)
+LIB_SRC   := $(wildcard core/*.cpp core/*/*.cpp core/kernels/*/*.cpp layers/*.cpp tools/d2l/*/*.cpp tools/d2l/*/*/*.cpp)
+LIB_OBJ   := $(patsubst %.cpp,$(OBJ)/%.o,$(filter-out core/kernels/seam.cpp,$(LIB_SRC))) $(BUILD)/obj/core/kernels/seam.o
 LIB       := $(BUILD)/libd2l.a
 CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))
 CHAPTERS  := $(CHAPTER_NAMES:%=$(BUILD)/chapters/%)
-CLI_TOOLS := $(patsubst tools/cli/%.cpp,$(BUILD)/tools/%,$(CLI_MAIN))
+CLI_TOOLS := $(PROG_NAMES:%=$(BUILD)/tools/%)
 # SUITES='core_* sec_*' builds and runs a test binary of those suites alone (the files
-# tests/test_<suite>.cpp, named after their suites), with the small tools of tools/cli/ that
+# tests/test_<suite>.cpp, named after their suites), with the small programs of tools/programs/ that
 # core_debug runs, but no chapter programs: the sanitizer pass of .ci/run uses it. Empty
 # (the default): the whole suite.
 SUITES    ?=
@@ -95,9 +94,9 @@ BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/benc
 # Default: the library, every chapter program and every command-line tool.
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
 chapters: $(CHAPTERS)  # the chapter programs only
-tools: $(CLI_TOOLS)    # the programs of tools/cli/ only
+tools: $(CLI_TOOLS)    # the programs of tools/programs/ only
 
-# Objects mirror the source tree under $(OBJ)/ (the tier's core/kernels.o under
+# Objects mirror the source tree under $(OBJ)/ (the tier's core/kernels/seam.o under
 # $(BUILD)/obj/); programs link the one library.
 define compile
 	@mkdir -p $(dir $@)
@@ -106,11 +105,11 @@ define compile
 endef
 $(OBJ)/%.o: %.cpp
 	$(compile)
-$(BUILD)/obj/core/kernels.o: core/kernels.cpp
+$(BUILD)/obj/core/kernels/seam.o: core/kernels/seam.cpp
 	$(compile)
 # Adam's update takes a square root per element: without errno to set (no caller reads it),
 # GCC turns std::sqrt into one vector instruction, with the same correctly rounded result.
-$(OBJ)/core/fast/optim.o: CXXFLAGS += -fno-math-errno
+$(OBJ)/core/kernels/fast/optim.o: CXXFLAGS += -fno-math-errno
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -123,20 +122,20 @@ $(BUILD)/chapters/%: $(OBJ)/chapters/%.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tools/%: $(OBJ)/tools/cli/%.o $(LIB)
-	@mkdir -p $(dir $@)
-	$(call say,LINK,$@)
-	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
-$(BUILD)/tools/book: $(OBJ)/tools/cli/book.o $(BOOK_OBJ) $(LIB)
-	@mkdir -p $(dir $@)
-	$(call say,LINK,$@)
-	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+# A program links its own folder's objects and the library.
+define program_rule
+$(BUILD)/tools/$(1): $(OBJ)/tools/programs/$(1)/main.o $(filter $(OBJ)/tools/programs/$(1)/%,$(PROG_PRIV_OBJ)) $(LIB)
+	@mkdir -p $$(dir $$@)
+	$$(call say,LINK,$$@)
+	$$(Q)$$(CXX) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
+endef
+$(foreach p,$(PROG_NAMES),$(eval $(call program_rule,$(p))))
 
 # Boost.Test is linked dynamically; tests/main.cpp prints the closing "N passed, N failed".
 $(OBJ)/tests/%.o: CXXFLAGS += -DBOOST_TEST_DYN_LINK $(TEST_OPT)
 # A SUITES binary is relinked every time: its list of files may differ from the last one's.
 $(if $(SUITES),.PHONY: $(TEST_BIN))
-$(TEST_BIN): $(TEST_OBJ) $(BOOK_OBJ) $(LIB)
+$(TEST_BIN): $(TEST_OBJ) $(PROG_PRIV_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lboost_unit_test_framework
@@ -200,7 +199,7 @@ bench: all $(BENCH_BIN)
 # Every chapter program in turn (ARGS go to each, e.g. ARGS=--quick). Each one's output is
 # also kept for the companion pages (`make book`): $(BOOK_RUN)/<name>.log (renamed into place
 # when the program succeeds), the source lines of its banners and figures in <name>.trace
-# (D2L_BOOK_TRACE, tools/book/source_trace.h), and every PNG figure gets an SVG beside it.
+# (D2L_BOOK_TRACE, tools/d2l/cli/source_trace.h), and every PNG figure gets an SVG beside it.
 BOOK_RUN := $(BUILD)/book-run
 BOOK_OUT ?= out/book
 define book_run_one
@@ -215,7 +214,7 @@ endef
 run: $(CHAPTERS) $(BOOK_RUN)/args
 	@for c in $(CHAPTER_NAMES); do echo "== $(BUILD)/chapters/$$c"; $(call book_run_one,$$c) || exit 1; done
 
-# The companion pages: $(BOOK_OUT)/index.html and one page per section (tools/book/book.h),
+# The companion pages: $(BOOK_OUT)/index.html and one page per section (tools/programs/book/pages.h),
 # from each program's run, reused when it is newer than the program and had the same ARGS
 # (a fresh `make run`), else run again.
 book: $(CHAPTER_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book
@@ -234,7 +233,7 @@ $(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
 run-%:
 	@echo "no chapter '$*'; make run-NAME takes one of: $(CHAPTER_NAMES)" >&2; exit 2
 
-# The example figures of tools/figures/README.md, written to $(BUILD)/figures/.
+# The example figures of tools/d2l/figures/README.md, written to $(BUILD)/figures/.
 figures: $(BUILD)/tools/example_figures
 	$< --out $(BUILD)/figures
 
@@ -242,7 +241,7 @@ figures: $(BUILD)/tools/example_figures
 data:
 	bash tools/scripts/get_data.sh
 
-# Regenerates the bundled NLI set chapters/data/snli-small/ (tools/data/nli_set.cpp); the
+# Regenerates the bundled NLI set chapters/data/snli-small/ (tools/programs/nli_set/nli_set.cpp); the
 # suite checks that the committed files are this program's output.
 nli-set: $(BUILD)/tools/nli_set
 	$< --out chapters/data/snli-small
@@ -260,7 +259,7 @@ help:
 	@echo "  make run          every chapter program in turn"
 	@echo "  make run-NAME     one chapter program, NAME one of: $(CHAPTER_NAMES)"
 	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run)"
-	@echo "  make figures      the example figures of tools/figures/README.md into BUILD/figures/"
+	@echo "  make figures      the example figures of tools/d2l/figures/README.md into BUILD/figures/"
 	@echo "  make test-serial  the suite from a build without OpenMP (BUILD-serial/)"
 	@echo "  make asan         the suite under AddressSanitizer + UBSan (BUILD-asan/)"
 	@echo "                    (some suites only, without the programs: SUITES='core_* sec_*')"
@@ -274,7 +273,7 @@ help:
 	@echo "  OMP=0|1           OpenMP [$(OMP)]"
 	@echo "  NATIVE=0|1        -march=native; 0 builds portable code [$(NATIVE)]"
 	@echo "  BUILD=DIR         build folder [$(BUILD)]"
-	@echo "  FAST=0|1          kernel tier: 1 core/fast/ (build/), 0 core/reference/ (build-ref/) [$(FAST)]"
+	@echo "  FAST=0|1          kernel tier: 1 core/kernels/fast/ (build/), 0 core/kernels/reference/ (build-ref/) [$(FAST)]"
 	@echo "  CXX, CXXFLAGS     compiler and flags [$(CXX)]"
 	@echo "  V=0|1             1 prints each whole compiler command, 0 one line per file [$(V)]"
 	@echo "  ARGS=...          options for run, run-NAME and book, e.g. ARGS=--quick"
@@ -282,4 +281,4 @@ help:
 	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
--include $(LIB_OBJ:.o=.d) $(BOOK_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/tools/*/*.d $(OBJ)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)

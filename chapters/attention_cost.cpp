@@ -33,11 +33,11 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/kernel_list.h"  // tier_name
+#include "core/kernels/list.h"  // tier_name
 #include "core/ops.h"
 #include "layers/transformer.h"
-#include "tools/cli/cli_args.h"
-#include "tools/figures/figures.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/figures/figures.h"
 
 using namespace d2l;
 

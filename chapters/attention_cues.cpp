@@ -2,7 +2,7 @@
 //
 // The section's one computation, "注意力的可视化" (visualizing attention): a heatmap of
 // attention weights that are 1 only where the query and key are the same, the identity
-// matrix, drawn with show_heatmaps (tools/figures/figures.h, the book's d2l.show_heatmaps).
+// matrix, drawn with show_heatmaps (tools/d2l/figures/figures.h, the book's d2l.show_heatmaps).
 //
 // Prints: the banner and the path of the figure.
 // Writes: out/attention_cues/attention_weights.png (Keys × Queries, Reds).
@@ -23,9 +23,9 @@
 
 #include "core/ops.h"
 #include "core/tensor.h"
-#include "tools/cli/cli_args.h"
-#include "tools/cli/exercises.h"
-#include "tools/figures/figures.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/cli/exercises.h"
+#include "tools/d2l/figures/figures.h"
 
 using namespace d2l;
 

@@ -29,9 +29,9 @@
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "layers/multihead_attention.h"
-#include "tools/cli/cli_args.h"
-#include "tools/cli/exercises.h"
-#include "tools/figures/figures.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/cli/exercises.h"
+#include "tools/d2l/figures/figures.h"
 
 using namespace d2l;
 

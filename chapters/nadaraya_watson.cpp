@@ -44,13 +44,13 @@
 
 #include "core/autograd.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/tensor.h"
 #include "layers/nadaraya_watson.h"
-#include "tools/cli/cli_args.h"
-#include "tools/cli/exercises.h"
-#include "tools/figures/figures.h"
-#include "tools/train/checkpoint.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/cli/exercises.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/train/checkpoint.h"
 
 using namespace d2l;
 

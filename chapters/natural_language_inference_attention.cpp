@@ -2,7 +2,7 @@
 // Language Inference: Using Attention (sec_natural-language-inference-attention).
 //
 // Trains the decomposable attention model (layers/natural_language_inference_attention.h) on
-// SNLI with the book's settings and its train_ch13 (tools/train/train_ch13.h), then prints
+// SNLI with the book's settings and its train_ch13 (tools/d2l/train/train_ch13.h), then prints
 //   read N examples                                   (twice: training and test split)
 //   training on N examples x 4 epochs ...             (beyond the book: the size of the run,
 //   estimated training time: ...                       and its time from the first batches)
@@ -63,18 +63,18 @@
 
 #include "core/autograd.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/natural_language_inference_attention.h"
-#include "tools/cli/cli_args.h"
-#include "tools/data/glove.h"
-#include "tools/data/snli_data.h"
-#include "tools/figures/figures.h"
-#include "tools/train/ids_tensor.h"
-#include "tools/data/vocab_tokens.h"
-#include "tools/train/checkpoint.h"
-#include "tools/train/predict_snli.h"
-#include "tools/train/train_ch13.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/data/glove.h"
+#include "tools/d2l/data/snli_data.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/train/ids_tensor.h"
+#include "tools/d2l/data/vocab_tokens.h"
+#include "tools/d2l/train/checkpoint.h"
+#include "tools/d2l/train/predict_snli.h"
+#include "tools/d2l/train/train_ch13.h"
 
 using namespace d2l;
 
@@ -357,7 +357,7 @@ void similarity(const Vocab& vocab, SNLIDataLoader& train_iter, SNLIDataLoader& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  prefer_passive_openmp_wait(argv);  // two threads by default: see tools/cli/cli_args.h
+  prefer_passive_openmp_wait(argv);  // two threads by default: see tools/d2l/cli/cli_args.h
   CliArgs args("natural_language_inference_attention",
                "15.5 Natural Language Inference: Using Attention (sec_natural-language-inference-attention): "
                "decomposable attention on SNLI.");

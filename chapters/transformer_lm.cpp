@@ -29,12 +29,12 @@
 
 #include "core/autograd.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/transformer_lm.h"
-#include "tools/cli/cli_args.h"
-#include "tools/data/nmt_data.h"
-#include "tools/data/vocab.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/data/nmt_data.h"
+#include "tools/d2l/data/vocab.h"
 
 using namespace d2l;
 

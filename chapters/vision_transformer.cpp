@@ -3,7 +3,7 @@
 //
 // Trains a small vision Transformer (layers/vision_transformer.h: patches embedded by a
 // Linear, a class token, learned positions, the chapter's EncoderBlocks, a classification
-// head) on shapes the project draws itself (tools/data/shapes.h: disc, square, ring, cross at
+// head) on shapes the project draws itself (tools/d2l/data/shapes.h: disc, square, ring, cross at
 // random places and sizes, from a fixed seed), prints the loss and the training and test
 // accuracy after every epoch (chance: 0.25), and writes
 //   out/vision_transformer/class_token_attention.png   test images (top row) and the last
@@ -16,12 +16,12 @@
 
 #include "core/autograd.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/vision_transformer.h"
-#include "tools/cli/cli_args.h"
-#include "tools/data/shapes.h"
-#include "tools/figures/figures.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/data/shapes.h"
+#include "tools/d2l/figures/figures.h"
 
 using namespace d2l;
 

@@ -1,6 +1,6 @@
 // core/autograd.cpp — the engine: the dispatch point every op passes through (recording the
-// graph) and the backward pass over it. The debug switches are in core/debug.cpp (through
-// engine_hook); the checks backward makes, with their messages, in core/autograd_checks.cpp.
+// graph) and the backward pass over it. The debug switches are in core/debug/debug.cpp (through
+// engine_hook); the checks backward makes, with their messages, in core/engine/checks.cpp.
 #include "core/autograd.h"
 
 #include <atomic>
@@ -76,7 +76,7 @@ Tensor OpCall::finish(Tensor y, BackwardFn backward) {
     n.inputs = std::move(inputs_);
     n.backward_fn = std::move(backward);
   }
-  // The versions backward checks, and what the engine may free early (core/bookkeeping.cpp).
+  // The versions backward checks, and what the engine may free early (core/engine/bookkeeping.cpp).
   const uint32_t saved = !declared_saves_ ? ~0u : saved_ | (saved_output_ ? kSavedOutput : 0u);
   note_recorded_op(n, recorded, without_grad_, saved, identity_grads_);
   return y;

@@ -99,7 +99,7 @@ class NoGrad {
 };
 
 // --- the one hook the debug switches hang on -----------------------------------------------
-// While D2L_TRACE, D2L_PROFILE or D2L_CHECK_NUMERICS is on, core/debug.cpp points engine_hook
+// While D2L_TRACE, D2L_PROFILE or D2L_CHECK_NUMERICS is on, core/debug/debug.cpp points engine_hook
 // at its functions; with all off it is null, so a normal op pays one branch for all of them.
 struct EngineHook {
   void (*op_started)(OpCall& call);
@@ -107,14 +107,14 @@ struct EngineHook {
   void (*op_finished)(OpCall& call, Node& y, BackwardFn& backward);
   void (*run_node_backward)(Node& y);  // must call y.backward_fn(y), then add_identity_grads(y)
 };
-extern const EngineHook* engine_hook;  // defined in core/debug.cpp (so it is always linked)
+extern const EngineHook* engine_hook;  // defined in core/debug/debug.cpp (so it is always linked)
 
 // --- internal: used by Tensor::backward ----------------------------------------------------
 void run_backward(const NodePtr& root);  // root->grad must already hold d(loss)/d(root)
-// The engine's notes and memory policy (core/bookkeeping.cpp), the optimisers' stray-gradient
-// check (core/gradient_leaves.cpp), and backward's refusals, naming the op and the tensor: a
+// The engine's notes and memory policy (core/engine/bookkeeping.cpp), the optimisers' stray-gradient
+// check (core/engine/gradient_leaves.cpp), and backward's refusals, naming the op and the tensor: a
 // graph an earlier backward() freed, a tensor written after an op read it
-// (core/autograd_checks.cpp).
+// (core/engine/checks.cpp).
 void note_recorded_op(Node& y, bool recorded, bool without_grad, uint32_t saved, uint32_t identity_grads);
 bool first_visit(Node& n, uint64_t pass);  // true the first time a backward pass reaches n
 bool made_without_grad(const Node& n);     // in a NoGrad, from tensors that require grad

@@ -11,11 +11,11 @@
 // check, to_dot). The book's layers are in layers/, one header per section; the data sets and training loops in tools/.
 #pragma once
 #include "core/autograd.h"
-#include "core/container.h"
-#include "core/debug.h"
-#include "core/init.h"
-#include "core/module.h"
+#include "core/nn/container.h"
+#include "core/debug/debug.h"
+#include "core/nn/init.h"
+#include "core/nn/module.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
 #include "core/tensor.h"

@@ -1,7 +1,7 @@
 // core/ops.h — every differentiable op the book's attention chapter needs.
 //
 // Each op checks its arguments (an error names the op and every shape involved), runs its
-// forward kernel (core/kernels.h) and records its backward right beside it, in the
+// forward kernel (core/kernels/seam.h) and records its backward right beside it, in the
 // ops_*.cpp file named in each block below. Binary ops broadcast as PyTorch does (NumPy
 // rules).
 #pragma once

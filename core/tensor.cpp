@@ -1,4 +1,4 @@
-// core/tensor.cpp — Tensor's accessors and creation functions (printing: core/tensor_print.cpp).
+// core/tensor.cpp — Tensor's accessors and creation functions (printing: core/engine/print.cpp).
 #include "core/tensor.h"
 
 #include <cmath>
@@ -10,9 +10,9 @@
 #include <ostream>
 #include <sstream>
 
-#include "core/allocator.h"
+#include "core/engine/allocator.h"
 #include "core/autograd.h"
-#include "core/bookkeeping.h"
+#include "core/engine/bookkeeping.h"
 #include "core/creation.h"
 #include "core/ops.h"  // normalize_dim, numel_of
 #include "core/random.h"

@@ -27,7 +27,7 @@ using NodeList = std::vector<NodePtr>;  // a node's inputs
 using BackwardFn = std::function<void(Node&)>;
 
 // --- memory --------------------------------------------------------------------------------
-// 64-byte-aligned blocks of floats from the build's tier (core/allocator.h).
+// 64-byte-aligned blocks of floats from the build's tier (core/engine/allocator.h).
 float* allocate_floats(size_t n);
 void release_floats(float* p, size_t n);
 
@@ -84,7 +84,7 @@ class Tensor {
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor other) noexcept { node_.swap(other.node_); return *this; }
   // Dropping a handle may free the data of a graph node that only the graph still holds
-  // and that no backward reads (the engine's memory policy, core/bookkeeping.cpp).
+  // and that no backward reads (the engine's memory policy, core/engine/bookkeeping.cpp).
   ~Tensor();
 
   // --- shape -------------------------------------------------------------------------
@@ -138,7 +138,7 @@ struct Node {
   NodeList inputs;                  // what that op read (empty for leaves)
   BackwardFn backward_fn;           // adds this node's grad into its inputs' grads
   std::string name;                 // a module parameter's name (Module sets it), for messages
-  // The engine's notes (core/bookkeeping.h; a first reading can skip them): data versions
+  // The engine's notes (core/engine/bookkeeping.h; a first reading can skip them): data versions
   // for the in-place checks, the backward walk's visit mark, what the op saved for backward
   // and the counts that free memory early. Allocated with the node (make_node).
   NodeBookkeeping* book = nullptr;
@@ -154,14 +154,14 @@ struct Node {
   float* grad_data();               // this node's own gradient (allocated zeroed if absent)
 };
 
-NodePtr make_node();               // an empty Node with its bookkeeping (core/bookkeeping.cpp)
+NodePtr make_node();               // an empty Node with its bookkeeping (core/engine/bookkeeping.cpp)
 Tensor empty(const Shape& shape);  // uninitialised data; zeros, ones, arange, ...: core/creation.h
 
 // x's shape for a message, and () for an undefined tensor (an absent bias, state, ...).
 inline Shape printable_shape(const Tensor& x) { return x.defined() ? x.shape() : Shape{}; }
 
 // Printing in PyTorch's style, tensor([[0.1000, 0.2000], ...]), by torch's rules and default
-// options (core/tensor_print.cpp).
+// options (core/engine/print.cpp).
 std::string str(const Tensor& x, int decimals = 4);
 std::ostream& operator<<(std::ostream& os, const Tensor& x);
 

@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "core/shape.h"  // check
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

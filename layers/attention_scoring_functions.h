@@ -9,9 +9,9 @@
 #pragma once
 #include <cstdint>
 
-#include "core/module.h"
+#include "core/nn/module.h"
 #include "core/tensor.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 
 namespace d2l {
 

@@ -2,7 +2,7 @@
 // (sec_seq2seq_attention): Seq2SeqAttentionDecoder.
 #include "layers/bahdanau_attention.h"
 
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

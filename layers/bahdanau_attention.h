@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "layers/attention_scoring_functions.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "layers/encoder_decoder.h"
 #include "layers/gru.h"
 #include "layers/lstm.h"

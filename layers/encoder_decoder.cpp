@@ -2,7 +2,7 @@
 // (sec_encoder-decoder): EncoderDecoder wires the two halves together.
 #include "layers/encoder_decoder.h"
 
-#include "core/debug.h"
+#include "core/debug/debug.h"
 
 namespace d2l {
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/module.h"
+#include "core/nn/module.h"
 #include "core/tensor.h"
 
 namespace d2l {

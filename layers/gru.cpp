@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/debug.h"
-#include "core/init.h"
+#include "core/debug/debug.h"
+#include "core/nn/init.h"
 #include "core/kernels/gru.h"
 #include "core/ops.h"
 

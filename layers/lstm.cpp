@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/debug.h"
-#include "core/init.h"
+#include "core/debug/debug.h"
+#include "core/nn/init.h"
 #include "core/ops.h"
 
 namespace d2l {

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/module.h"
+#include "core/nn/module.h"
 
 namespace d2l {
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/shape.h"  // check
 #include "core/ops.h"
 

@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "core/module.h"
+#include "core/nn/module.h"
 #include "core/tensor.h"
 #include "layers/attention_scoring_functions.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 
 namespace d2l {
 

@@ -4,7 +4,7 @@
 // pow, softmax, bmm), so the gradient with respect to w comes from their backward passes.
 #include "layers/nadaraya_watson.h"
 
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/shape.h"  // check
 #include "core/ops.h"
 

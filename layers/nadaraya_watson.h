@@ -3,7 +3,7 @@
 // nadaraya-waston.md).
 #pragma once
 
-#include "core/module.h"
+#include "core/nn/module.h"
 #include "core/tensor.h"
 
 namespace d2l {

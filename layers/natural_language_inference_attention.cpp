@@ -8,7 +8,7 @@
 #include "layers/natural_language_inference_attention.h"
 
 #include "core/shape.h"  // check
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

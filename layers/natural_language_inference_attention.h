@@ -20,9 +20,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/module.h"
+#include "core/nn/module.h"
 #include "core/tensor.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 
 namespace d2l {
 

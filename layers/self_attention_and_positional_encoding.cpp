@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "core/shape.h"  // check
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

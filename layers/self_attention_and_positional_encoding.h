@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/module.h"
+#include "core/nn/module.h"
 #include "core/tensor.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "layers/multihead_attention.h"
 
 namespace d2l {

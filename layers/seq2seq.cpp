@@ -2,7 +2,7 @@
 // (sec_seq2seq): Seq2SeqEncoder, Seq2SeqDecoder, MaskedSoftmaxCELoss.
 #include "layers/seq2seq.h"
 
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

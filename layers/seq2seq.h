@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "layers/encoder_decoder.h"
 #include "layers/gru.h"
 

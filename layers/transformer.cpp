@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

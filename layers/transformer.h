@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "layers/encoder_decoder.h"
 #include "layers/multihead_attention.h"
 #include "layers/self_attention_and_positional_encoding.h"

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/book_check.py — checks the companion pages (out/book/, tools/book/book.h) as a reader
+"""tests/book_check.py — checks the companion pages (out/book/, tools/programs/book/pages.h) as a reader
 meets them: statically, then in headless Chromium.
 
     python3 tests/book_check.py BOOK_DIR SCREENSHOT_DIR [CHROMIUM | --static-only]

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tests/test_util.h"
-#include "tools/book/html.h"
+#include "tools/programs/book/html.h"
 
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;

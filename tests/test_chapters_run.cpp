@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "core/allocator.h"
-#include "core/module.h"
+#include "core/engine/allocator.h"
+#include "core/nn/module.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "tests/test_util.h"
-#include "tools/cli/cli_args.h"
-#include "tools/cli/seq2seq_options.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/cli/seq2seq_options.h"
 
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;
@@ -143,7 +143,7 @@ void run_in_fixture_root(const std::string& name, const std::string& args, const
 }
 
 // The NLI program keeps two threads busy by default, so it restarts itself with libgomp's
-// idle threads sleeping (prefer_passive_openmp_wait, tools/cli/cli_args.h) unless the
+// idle threads sleeping (prefer_passive_openmp_wait, tools/d2l/cli/cli_args.h) unless the
 // environment sets a wait policy, and its training section says which one is in force.
 BOOST_AUTO_TEST_CASE(nli_sleeps_idle_threads_unless_told_otherwise) {
 #ifdef _OPENMP

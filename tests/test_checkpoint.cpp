@@ -1,4 +1,4 @@
-// tests/test_checkpoint.cpp — --save, --load and --resume (tools/train/checkpoint.h) and the
+// tests/test_checkpoint.cpp — --save, --load and --resume (tools/d2l/train/checkpoint.h) and the
 // chapter programs' outputs: the random generator's and Adam's state round-trip, a resumed
 // training is bit for bit the uninterrupted one, a figure that cannot be written costs
 // neither the model nor the other outputs, unwritable outputs are refused before training,
@@ -18,16 +18,16 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/optim.h"
-#include "core/param_file.h"
+#include "core/nn/optim.h"
+#include "core/io/param_file.h"
 #include "core/random.h"
 #include "layers/bahdanau_attention.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "layers/seq2seq.h"
 #include "tests/test_util.h"
-#include "tools/data/nmt_data.h"
-#include "tools/train/checkpoint.h"
-#include "tools/train/train_seq2seq.h"
+#include "tools/d2l/data/nmt_data.h"
+#include "tools/d2l/train/checkpoint.h"
+#include "tools/d2l/train/train_seq2seq.h"
 
 using d2l_test::build_dir;
 using d2l_test::kBundledFra;

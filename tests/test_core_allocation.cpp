@@ -1,8 +1,8 @@
 // tests/test_core_allocation.cpp — suite core_allocation: a tensor that cannot be allocated is
-// an error naming the op, the shape and the bytes (core/allocator.h's OutOfMemory), where it was
+// an error naming the op, the shape and the bytes (core/engine/allocator.h's OutOfMemory), where it was
 // a bare std::bad_alloc ("std::bad_alloc" and nothing else) from somewhere in the step.
 //
-// Running out of memory is simulated with core/allocator.h's failure hook, not by asking the
+// Running out of memory is simulated with core/engine/allocator.h's failure hook, not by asking the
 // system for more than it has: how a system says no depends on the machine, and under
 // AddressSanitizer a refused request ends the process with a report (unless every allocation
 // is allowed to return null, which turns an ASan error anywhere into a confusing "out of
@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "core/allocator.h"
-#include "core/bookkeeping.h"
+#include "core/engine/allocator.h"
+#include "core/engine/bookkeeping.h"
 #include "core/shape.h"  // check
-#include "core/fast/kernels.h"
-#include "core/reference/kernels.h"
+#include "core/kernels/fast/kernels.h"
+#include "core/kernels/reference/kernels.h"
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "tests/test_util.h"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "tests/test_util.h"

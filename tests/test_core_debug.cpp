@@ -1,4 +1,4 @@
-// tests/test_core_debug.cpp — suite core_debug: the views of core/debug.h on tiny graphs whose
+// tests/test_core_debug.cpp — suite core_debug: the views of core/debug/debug.h on tiny graphs whose
 // numbers are worked out by hand in the comments: the backward trace, parameter names,
 // to_dot's names, layer boxes and freed-graph note, the profile's layer and step tables, and
 // the numerics check naming a weight.
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/debug.h"
-#include "core/module.h"
+#include "core/debug/debug.h"
+#include "core/nn/module.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "tests/test_util.h"
 
 using namespace d2l;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/debug.h"
-#include "core/init.h"
+#include "core/debug/debug.h"
+#include "core/nn/init.h"
 #include "core/ops.h"
 #include "tests/test_util.h"
 

@@ -1,5 +1,5 @@
-// tests/test_core_gemm.cpp — the fast tier's GEMM (core/fast/gemm.h) against the reference tier's
-// textbook loops (core/reference/matmul.cpp), aimed at every block edge of the fast one.
+// tests/test_core_gemm.cpp — the fast tier's GEMM (core/kernels/fast/gemm.h) against the reference tier's
+// textbook loops (core/kernels/reference/matmul.cpp), aimed at every block edge of the fast one.
 //
 // Tolerance. Both kernels sum K products in float32, in different orders (the fast one in
 // blocks of KC, with fused multiply-adds). The classic bound for a float dot product is
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/fast/gemm.h"
-#include "core/reference/kernels.h"
+#include "core/kernels/fast/gemm.h"
+#include "core/kernels/reference/kernels.h"
 #include "tests/test_util.h"
 
 #ifdef _OPENMP

@@ -1,7 +1,7 @@
 // tests/test_core_grad_handover.cpp — suite core_grad_handover: an op whose gradient passes
 // to an input unchanged (reshape, unsqueeze, squeeze, and add to an input of the output's
 // shape) hands its gradient buffer over when that input has none yet
-// (OpCall::gradient_is_identity, core/bookkeeping.cpp), and adds into it otherwise. Either way the input ends up with
+// (OpCall::gradient_is_identity, core/engine/bookkeeping.cpp), and adds into it otherwise. Either way the input ends up with
 // the sum over every path, checked here against hand-computed gradients.
 #include <boost/test/unit_test.hpp>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 #include "tests/test_util.h"
 

@@ -1,12 +1,12 @@
-// tests/test_core_kernel_tiers.cpp — suite core_kernel_tiers: every fast kernel (core/fast/)
-// against its reference (core/reference/) on random inputs at edge sizes: 0, 1, odd sizes,
+// tests/test_core_kernel_tiers.cpp — suite core_kernel_tiers: every fast kernel (core/kernels/fast/)
+// against its reference (core/kernels/reference/) on random inputs at edge sizes: 0, 1, odd sizes,
 // sizes that are not multiples of the vector width (16 floats) or of the GEMM's register
 // tile, large K, every transpose flag, masked rows with valid length 0, and sizes above the
 // fast tier's thread thresholds. Both tiers are compiled into every build, so this runs in
 // the fast and the reference build alike. This file: the products, the softmax family,
 // dropout and Adam's update; test_core_kernel_tiers_nn.cpp: the rest, and the check that
-// every kernel of core/kernel_list.h was compared. (Both tiers declare every kernel from
-// that one list, and core/kernels.cpp names both definitions of each: a kernel missing from
+// every kernel of core/kernels/list.h was compared. (Both tiers declare every kernel from
+// that one list, and core/kernels/seam.cpp names both definitions of each: a kernel missing from
 // a tier, or defined with other parameters, fails the link.)
 //
 // Each tolerance is derived next to its check from the rounding of float arithmetic (see
@@ -18,8 +18,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/fast/kernels.h"
-#include "core/reference/kernels.h"
+#include "core/kernels/fast/kernels.h"
+#include "core/kernels/reference/kernels.h"
 #include "tests/tier_compare.h"
 
 using namespace tier_test;
@@ -68,7 +68,7 @@ int check_matmul(const Product& p, bool ta, bool tb) {
 
 BOOST_AUTO_TEST_SUITE(core_kernel_tiers)
 
-// Shapes aimed at every path of the fast GEMM (core/fast/gemm.cpp): empty, one or two rows
+// Shapes aimed at every path of the fast GEMM (core/kernels/fast/gemm.cpp): empty, one or two rows
 // or columns, the tiny kernel (M, N <= 16, K <= 64: one attention head's products, a batch of
 // 256 as in the Transformer), the padded small kernel (M <= 64, N <= 32, K <= 128) and just past it, sizes
 // off the AVX-512 tile (14 x 32) and the AVX2 one (6 x 16), K beyond the KC block (256)

@@ -1,5 +1,5 @@
 // tests/test_core_kernel_tiers_cover.cpp — suite core_kernel_tiers_cover: every kernel of
-// the seam (core/kernel_list.h) had its two tiers compared by a check of suite
+// the seam (core/kernels/list.h) had its two tiers compared by a check of suite
 // core_kernel_tiers (the first word of each mismatches() label, tier_compare.h), so a kernel
 // added without a comparison fails here. It runs after core_kernel_tiers, which it depends
 // on (if that suite fails, this one is skipped: the failure is already reported).
@@ -17,7 +17,7 @@ std::vector<std::string>& listed_kernels() {
 }  // namespace
 
 #define D2L_KERNEL(name, ...) static const bool name##_is_listed = (listed_kernels().push_back(#name), true)
-#include "core/kernel_list.h"
+#include "core/kernels/list.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/fast/kernels.h"
-#include "core/reference/kernels.h"
+#include "core/kernels/fast/kernels.h"
+#include "core/kernels/reference/kernels.h"
 #include "tests/tier_compare.h"
 
 using namespace tier_test;

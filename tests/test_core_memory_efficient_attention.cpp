@@ -1,5 +1,5 @@
 // tests/test_core_memory_efficient_attention.cpp — memory_efficient_attention (10.7 ex. 5,
-// core/ops_attention.cpp) against the plain DotProductAttention of 10.3: the same outputs
+// core/ops/memory_efficient_attention.cpp) against the plain DotProductAttention of 10.3: the same outputs
 // and gradients with every kind of mask, a finite-difference gradient check, the errors, and
 // the fast kernels held to the reference ones (suite core_kernel_tiers, continued) at any
 // thread count.
@@ -14,10 +14,10 @@
 #endif
 
 #include "core/autograd.h"
-#include "core/fast/kernels.h"
+#include "core/kernels/fast/kernels.h"
 #include "core/ops.h"
 #include "core/random.h"
-#include "core/reference/kernels.h"
+#include "core/kernels/reference/kernels.h"
 #include "layers/attention_scoring_functions.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"

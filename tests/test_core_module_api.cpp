@@ -1,6 +1,6 @@
 // tests/test_core_module_api.cpp — suite core_module_api: what a reader writing their own
 // model meets in the library API. register_parameter's handle, tied parameters counted once,
-// duplicate names, the list containers (core/container.h), the optimisers' settings, and the
+// duplicate names, the list containers (core/nn/container.h), the optimisers' settings, and the
 // version counter that refuses a gradient computed from data changed after the forward.
 #include <boost/test/unit_test.hpp>
 
@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/container.h"
-#include "core/module.h"
+#include "core/nn/container.h"
+#include "core/nn/module.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "tests/test_util.h"
 
 using namespace d2l;

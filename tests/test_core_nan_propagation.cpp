@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/fast/kernels.h"
+#include "core/kernels/fast/kernels.h"
 #include "core/ops.h"
-#include "core/reference/kernels.h"
+#include "core/kernels/reference/kernels.h"
 #include "tests/test_util.h"
 
 using namespace d2l;

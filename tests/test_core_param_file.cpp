@@ -1,5 +1,5 @@
-// tests/test_core_param_file.cpp — writing and reading files safely (core/files.h) and the
-// parameter-file format (core/param_file.h): targets that are not regular files are refused
+// tests/test_core_param_file.cpp — writing and reading files safely (core/io/files.h) and the
+// parameter-file format (core/io/param_file.h): targets that are not regular files are refused
 // before anything is written, concurrent writers never mix their files, inputs that are not
 // regular files are refused before a byte is read, the model's settings and vocabularies
 // must match, non-finite weights and the old format are refused, and SIGINT/SIGTERM leave
@@ -26,14 +26,14 @@
 #include <thread>
 #include <vector>
 
-#include "core/files.h"
-#include "core/param_file.h"
+#include "core/io/files.h"
+#include "core/io/param_file.h"
 #include "core/random.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "tests/test_util.h"
-#include "tools/data/vocab.h"
-#include "tools/figures/figures.h"
-#include "tools/train/checkpoint.h"
+#include "tools/d2l/data/vocab.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/train/checkpoint.h"
 
 using d2l_test::message_has;
 using d2l_test::read_file;

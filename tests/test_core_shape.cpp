@@ -1,6 +1,6 @@
 // tests/test_core_shape.cpp — suite core_shape: the engine's short-list types. Shape
 // (core/shape.h) must behave as the std::vector<int64_t> it replaced, up to its kMaxDims
-// dims, and refuse one more with an error naming the op; SmallVector (core/small_vector.h)
+// dims, and refuse one more with an error naming the op; SmallVector (core/engine/small_vector.h)
 // must construct, move and destroy non-trivial elements (a node's inputs are shared_ptrs)
 // exactly once; BackwardFn (a std::function, core/tensor.h) must call, move and destroy
 // its closure whether it sits inline or on the heap.
@@ -17,7 +17,7 @@
 #include "core/tensor.h"  // BackwardFn
 #include "core/ops.h"
 #include "core/shape.h"
-#include "core/small_vector.h"
+#include "core/engine/small_vector.h"
 #include "core/tensor.h"
 #include "tests/test_util.h"
 

@@ -12,8 +12,8 @@
 #endif
 
 #include "core/autograd.h"
-#include "core/fast/fast_exp.h"
-#include "core/fast/lane_sum.h"
+#include "core/kernels/fast/fast_exp.h"
+#include "core/kernels/fast/lane_sum.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "tests/test_util.h"
@@ -71,7 +71,7 @@ void check_masked_rows(const Tensor& X, const Tensor& y, const std::vector<int64
 
 BOOST_AUTO_TEST_SUITE(core_softmax)
 
-// The fast tier's fast_exp (core/fast/fast_exp.h) against std::exp: within 3 ulp over the
+// The fast tier's fast_exp (core/kernels/fast/fast_exp.h) against std::exp: within 3 ulp over the
 // whole float range that does not underflow, including the exact ties of the 2^n rounding;
 // the edges exact.
 BOOST_AUTO_TEST_CASE(fast_exp_matches_std_exp) {

@@ -1,5 +1,5 @@
 // tests/test_core_tensor.cpp — suite core_tensor: creation, the book-style printer, element
-// access, the allocators and the seeded generator (core/tensor.h, core/allocator.h,
+// access, the allocators and the seeded generator (core/tensor.h, core/engine/allocator.h,
 // core/random.h). Expected values are written out by hand.
 #include <boost/test/unit_test.hpp>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/fast/kernels.h"
+#include "core/kernels/fast/kernels.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "core/tensor.h"

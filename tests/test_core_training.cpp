@@ -1,6 +1,6 @@
 // tests/test_core_training.cpp — suite core_training: Module (named parameters, train/eval,
 // parameter files), the optimisers, gradient clipping, the initialisers and manual_seed
-// (core/module.h, core/optim.h, core/init.h, core/random.h).
+// (core/nn/module.h, core/nn/optim.h, core/nn/init.h, core/random.h).
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <vector>
 
-#include "core/init.h"
-#include "core/module.h"
+#include "core/nn/init.h"
+#include "core/nn/module.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
 #include "tests/test_util.h"
 

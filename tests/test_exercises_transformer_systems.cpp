@@ -21,7 +21,7 @@
 #include "layers/vision_transformer.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
-#include "tools/data/shapes.h"
+#include "tools/d2l/data/shapes.h"
 
 namespace fs = std::filesystem;
 using namespace d2l;

@@ -1,4 +1,4 @@
-// tests/test_figures.cpp — tools/figures/ (figures.h, animator.h) and build/tools/heatmap: the
+// tests/test_figures.cpp — tools/d2l/figures/ (figures.h, animator.h) and build/tools/heatmap: the
 // PNGs are read back with stb_image and checked against matplotlib's facts (colormap
 // anchors, MaxNLocator ticks, colour cycle) and the layout the code reports.
 #include <boost/test/unit_test.hpp>
@@ -18,8 +18,8 @@
 
 #include "core/tensor.h"
 #include "tests/test_util.h"
-#include "tools/figures/animator.h"
-#include "tools/figures/figures.h"
+#include "tools/d2l/figures/animator.h"
+#include "tools/d2l/figures/figures.h"
 
 using d2l_test::message_has;
 using d2l_test::run_capture;

@@ -1,4 +1,4 @@
-// tests/test_figures_svg.cpp — figures written as SVG (tools/figures/surface.h): the file is
+// tests/test_figures_svg.cpp — figures written as SVG (tools/d2l/figures/surface.h): the file is
 // well-formed XML (tests/xml_check.h, and xmllint when it is installed), labels are <text>
 // elements at the places the layout gives, cells are <rect>s in the colormap's colours,
 // lines are <path>s; unknown extensions are refused.
@@ -15,9 +15,9 @@
 
 #include "tests/test_util.h"
 #include "tests/xml_check.h"
-#include "tools/figures/animator.h"
-#include "tools/figures/figures.h"
-#include "tools/figures/figures_style.h"
+#include "tools/d2l/figures/animator.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/figures/figures_style.h"
 
 using d2l_test::message_has;
 using d2l_test::parse_xml;

@@ -1,4 +1,4 @@
-// tests/test_heatmap_text.cpp — the heatmap tool's text reader (tools/figures/heatmap_text.h): both
+// tests/test_heatmap_text.cpp — the heatmap tool's text reader (tools/d2l/figures/heatmap_text.h): both
 // forms read to the hand-written grids, and every malformed input names file and line.
 #include <boost/test/unit_test.hpp>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/figures/heatmap_text.h"
+#include "tools/d2l/figures/heatmap_text.h"
 
 namespace {
 

@@ -11,11 +11,11 @@
 #include <sstream>
 #include <string>
 
-#include "core/container.h"
-#include "core/module.h"
+#include "core/nn/container.h"
+#include "core/nn/module.h"
 #include "layers/attention_scoring_functions.h"
 #include "layers/bahdanau_attention.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "layers/gru.h"
 #include "layers/multihead_attention.h"
 #include "layers/nadaraya_watson.h"
@@ -226,7 +226,7 @@ class WithSettings : public d2l::Module {
 };
 
 // nn.Sequential(nn.LayerNorm(2), nn.Linear(3, 4)).
-// Built with core/container.h's Sequential, which owns its modules and numbers them.
+// Built with core/nn/container.h's Sequential, which owns its modules and numbers them.
 struct NormThenLinear {
   d2l::Sequential seq;
   NormThenLinear() {

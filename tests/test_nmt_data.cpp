@@ -13,9 +13,9 @@
 
 #include "core/random.h"
 #include "tests/test_util.h"
-#include "tools/data/bleu.h"
-#include "tools/data/nmt_data.h"
-#include "tools/data/text.h"
+#include "tools/d2l/data/bleu.h"
+#include "tools/d2l/data/nmt_data.h"
+#include "tools/d2l/data/text.h"
 
 using d2l_test::message_has;
 

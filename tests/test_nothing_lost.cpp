@@ -20,16 +20,16 @@
 #include <string>
 #include <vector>
 
-#include "core/files.h"
+#include "core/io/files.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "layers/attention_scoring_functions.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "layers/multihead_attention.h"
 #include "tests/test_util.h"
-#include "tools/data/text.h"
-#include "tools/figures/figures.h"
-#include "tools/figures/heatmap_text.h"
+#include "tools/d2l/data/text.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/figures/heatmap_text.h"
 
 using d2l_test::build_dir;
 using d2l_test::kBundledFra;

@@ -23,19 +23,19 @@
 #include <string>
 #include <vector>
 
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/bahdanau_attention.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "layers/multihead_attention.h"
 #include "layers/nadaraya_watson.h"
 #include "layers/natural_language_inference_attention.h"
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
 #include "tests/test_util.h"
-#include "tools/data/vocab.h"
+#include "tools/d2l/data/vocab.h"
 
 using d2l_test::build_dir;
 using d2l_test::CheckNumerics;
@@ -172,7 +172,7 @@ struct Renamed : d2l::Module {
 BOOST_AUTO_TEST_SUITE(reliability)
 
 // ============================================================================ determinism
-// Sizes are chosen above the fast tier's parallel thresholds (core/fast/parallel.h:
+// Sizes are chosen above the fast tier's parallel thresholds (core/kernels/fast/parallel.h:
 // kParallelMin = 256k elements for element-wise loops, dropout, softmax and layer_norm;
 // kGemmParallelMin = 2^22 multiply-adds for a GEMM), so the 2-thread runs really split the
 // work. (The reference tier runs on one thread.)
@@ -543,7 +543,7 @@ BOOST_AUTO_TEST_CASE(absurd_options_are_refused_before_any_work) {
 // ============================================================================ fuzz findings
 // Inputs the fuzz targets (or their seeds) turned up, each kept as a case.
 
-// A form feed alone on a line is a blank line (tools/figures/heatmap_text.cpp), so this input
+// A form feed alone on a line is a blank line (tools/d2l/figures/heatmap_text.cpp), so this input
 // holds no matrix: the tool must end in an error, never a crash.
 BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
@@ -557,7 +557,7 @@ BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
 }
 
 // Deeply nested '[' would overflow the stack of the recursive list parser
-// (tools/figures/heatmap_text.cpp, Nested::list), so the depth is capped at 4: an error.
+// (tools/d2l/figures/heatmap_text.cpp, Nested::list), so the depth is capped at 4: an error.
 BOOST_AUTO_TEST_CASE(heatmap_deep_nesting_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");

@@ -1,5 +1,5 @@
-// tests/test_safetensors.cpp — the safetensors reader and writer (core/safetensors.h, the JSON
-// of core/json.h) and the crossing to PyTorch: the chapters' models register the book's
+// tests/test_safetensors.cpp — the safetensors reader and writer (core/io/safetensors.h, the JSON
+// of core/io/json.h) and the crossing to PyTorch: the chapters' models register the book's
 // state_dict() names (checked against files PyTorch wrote), fixtures written by PyTorch in
 // F32, BF16 and F64 (tests/fixtures/safetensors/, README there) give here the outputs PyTorch
 // computed, a round trip here -> file -> here is bit-exact, and hostile headers are refused.
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
+#include "core/io/json.h"
 #include "core/random.h"
-#include "core/safetensors.h"
+#include "core/io/safetensors.h"
 #include "layers/bahdanau_attention.h"
 #include "layers/encoder_decoder.h"
 #include "layers/nadaraya_watson.h"
@@ -26,8 +26,8 @@
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
 #include "tests/test_util.h"
-#include "tools/train/checkpoint.h"
-#include "tools/train/crossover.h"
+#include "tools/d2l/train/checkpoint.h"
+#include "tools/programs/crossover/crossover.h"
 
 using d2l_test::message_has;
 using d2l_test::read_file;

@@ -1,6 +1,6 @@
 // tests/test_sec_attention_scoring.cpp — 10.3 注意力评分函数 (sec_attention-scoring-functions):
 // AdditiveAttention and DotProductAttention (and the exercise's BilinearAttention), and the
-// layers/basic.h blocks they are built of
+// core/nn/basic.h blocks they are built of
 // (Linear, Dropout; Embedding and LayerNorm beside them).
 #include <boost/test/unit_test.hpp>
 
@@ -13,7 +13,7 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/attention_scoring_functions.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
 
@@ -51,7 +51,7 @@ void check_weights_masked(const Tensor& w, const std::vector<int64_t>& row_len) 
 
 BOOST_AUTO_TEST_SUITE(sec_attention_scoring)
 
-// --- layers/basic.h ------------------------------------------------------------------------
+// --- core/nn/basic.h ------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(linear_hand_computed) {
   d2l::Linear fc(2, 3);

@@ -21,8 +21,8 @@
 #include "layers/seq2seq.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
-#include "tools/data/nmt_data.h"
-#include "tools/train/train_seq2seq.h"
+#include "tools/d2l/data/nmt_data.h"
+#include "tools/d2l/train/train_seq2seq.h"
 
 using d2l_test::fra_path;
 using d2l_test::message_has;

@@ -13,17 +13,17 @@
 
 #include "core/autograd.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/natural_language_inference_attention.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
-#include "tools/data/snli_data.h"
-#include "tools/data/vocab.h"
-#include "tools/train/ids_tensor.h"
-#include "tools/train/checkpoint.h"
-#include "tools/train/predict_snli.h"
-#include "tools/train/train_ch13.h"
+#include "tools/d2l/data/snli_data.h"
+#include "tools/d2l/data/vocab.h"
+#include "tools/d2l/train/ids_tensor.h"
+#include "tools/d2l/train/checkpoint.h"
+#include "tools/d2l/train/predict_snli.h"
+#include "tools/d2l/train/train_ch13.h"
 
 using d2l_test::message_has;
 
@@ -380,7 +380,7 @@ BOOST_AUTO_TEST_CASE(predict_snli_learns_a_separable_toy_set) {
   }
 }
 
-// --- the book's train_ch13 (tools/train/train_ch13.h) ---------------------------------------------
+// --- the book's train_ch13 (tools/d2l/train/train_ch13.h) ---------------------------------------------
 
 // The toy set above as the data set the loaders read: 40 pairs, labels 8 × 0, 8 × 1, 24 × 2.
 d2l::SNLIData toy_snli() {

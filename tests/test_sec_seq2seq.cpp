@@ -18,7 +18,7 @@
 #include "layers/seq2seq.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
-#include "tools/train/train_seq2seq.h"
+#include "tools/d2l/train/train_seq2seq.h"
 
 using d2l_test::message_has;
 using d2l_test::random_ids;

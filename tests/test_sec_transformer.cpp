@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "core/autograd.h"
-#include "core/init.h"
-#include "core/module.h"
+#include "core/nn/init.h"
+#include "core/nn/module.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/transformer.h"

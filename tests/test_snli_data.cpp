@@ -1,4 +1,4 @@
-// tests/test_snli_data.cpp — tools/data/snli_data, tools/data/glove and tools/data/nli_set: the SNLI readers of 15.4
+// tests/test_snli_data.cpp — tools/d2l/data/snli_data, tools/d2l/data/glove and tools/d2l/data/nli_set: the SNLI readers of 15.4
 // (sec_natural-language-inference-and-dataset) and the book's TokenEmbedding (sec_synonyms).
 #include <unistd.h>
 
@@ -16,9 +16,9 @@
 
 #include "core/random.h"
 #include "tests/test_util.h"
-#include "tools/data/glove.h"
-#include "tools/data/nli_set.h"
-#include "tools/data/snli_data.h"
+#include "tools/d2l/data/glove.h"
+#include "tools/programs/nli_set/nli_set.h"
+#include "tools/d2l/data/snli_data.h"
 
 using d2l_test::message_has;
 using d2l_test::TempDir;

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/shape.h"  // check
-#include "core/debug.h"
+#include "core/debug/debug.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "core/tensor.h"

@@ -1,5 +1,5 @@
 // tests/tier_compare.h — helpers for the tier tests (tests/test_core_kernel_tiers*.cpp), which run
-// every fast kernel (core/fast/) against its reference (core/reference/) on random inputs:
+// every fast kernel (core/kernels/fast/) against its reference (core/kernels/reference/) on random inputs:
 // the inputs, and an element-by-element comparison against a tolerance per element.
 #pragma once
 #include <boost/test/unit_test.hpp>
@@ -42,7 +42,7 @@ inline Vec abs_of(Vec v) {
 
 // The kernels whose two tiers a check has compared: the first word of each mismatches()
 // label, which names the kernel ("matmul_backward dA ..."). The suite core_kernel_tiers_cover
-// checks that every kernel of core/kernel_list.h is among them.
+// checks that every kernel of core/kernels/list.h is among them.
 inline std::set<std::string>& compared_kernels() {
   static std::set<std::string> names;
   return names;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/data/text.h"
+#include "tools/d2l/data/text.h"
 
 namespace d2l_test {
 

@@ -1,12 +1,12 @@
 // core/kernels/elementwise.h — the seam's kernels for element-wise math with NumPy
-// broadcasting, and the comparisons. Called in core/ops_elementwise.cpp and ops_compare.cpp;
-// plain loops in core/reference/elementwise.cpp, fast ones in core/fast/elementwise.cpp
-// (conventions and the D2L_KERNEL macro: core/kernels.h).
+// broadcasting, and the comparisons. Called in core/ops/elementwise.cpp and ops_compare.cpp;
+// plain loops in core/kernels/reference/elementwise.cpp, fast ones in core/kernels/fast/elementwise.cpp
+// (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
 #pragma once
 #include <cstdint>
 
 #include "core/shape.h"
-#include "core/kernels.h"
+#include "core/kernels/seam.h"
 
 namespace d2l {
 namespace kernels {

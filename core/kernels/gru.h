@@ -1,10 +1,10 @@
 // core/kernels/gru.h — the seam's kernels for the GRU's recurrence (9.1).
-// Called in layers/gru.cpp; plain loops in core/reference/gru.cpp, fast ones in
-// core/fast/gru.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
+// Called in layers/gru.cpp; plain loops in core/kernels/reference/gru.cpp, fast ones in
+// core/kernels/fast/gru.cpp (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
 #pragma once
 #include <cstdint>
 
-#include "core/kernels.h"
+#include "core/kernels/seam.h"
 
 namespace d2l {
 

@@ -1,10 +1,10 @@
 // core/kernels/matmul.h — the seam's kernels for matrix products and nn.Linear.
-// Called in core/ops_matmul.cpp; plain loops in core/reference/matmul.cpp, fast ones in
-// core/fast/matmul.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
+// Called in core/ops/matmul.cpp; plain loops in core/kernels/reference/matmul.cpp, fast ones in
+// core/kernels/fast/matmul.cpp (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
 #pragma once
 #include <cstdint>
 
-#include "core/kernels.h"
+#include "core/kernels/seam.h"
 
 namespace d2l {
 

@@ -1,10 +1,10 @@
 // core/kernels/nn.h — the seam's kernels for dropout, layer norm and the cross-entropy loss.
-// Called in core/ops_nn.cpp; plain loops in core/reference/nn.cpp, fast ones in
-// core/fast/nn.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
+// Called in core/ops/nn.cpp; plain loops in core/kernels/reference/nn.cpp, fast ones in
+// core/kernels/fast/nn.cpp (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
 #pragma once
 #include <cstdint>
 
-#include "core/kernels.h"
+#include "core/kernels/seam.h"
 
 namespace d2l {
 

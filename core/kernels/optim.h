@@ -1,10 +1,10 @@
 // core/kernels/optim.h — the seam's kernels for the optimisers' update.
-// Called in core/optim.cpp; plain loops in core/reference/optim.cpp, fast ones in
-// core/fast/optim.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
+// Called in core/nn/optim.cpp; plain loops in core/kernels/reference/optim.cpp, fast ones in
+// core/kernels/fast/optim.cpp (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
 #pragma once
 #include <cstdint>
 
-#include "core/kernels.h"
+#include "core/kernels/seam.h"
 
 namespace d2l {
 

@@ -1,10 +1,10 @@
 // core/kernels/reduce.h — the seam's kernels for reductions over one dim.
-// Called in core/ops_reduce.cpp; plain loops in core/reference/reduce.cpp, fast ones in
-// core/fast/reduce.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
+// Called in core/ops/reduce.cpp; plain loops in core/kernels/reference/reduce.cpp, fast ones in
+// core/kernels/fast/reduce.cpp (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
 #pragma once
 #include <cstdint>
 
-#include "core/kernels.h"
+#include "core/kernels/seam.h"
 
 namespace d2l {
 

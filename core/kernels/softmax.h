@@ -1,10 +1,10 @@
 // core/kernels/softmax.h — the seam's kernels for softmax and the book's masked_softmax (10.3).
-// Called in core/ops_softmax.cpp; plain loops in core/reference/softmax.cpp, fast ones in
-// core/fast/softmax.cpp (conventions and the D2L_KERNEL macro: core/kernels.h).
+// Called in core/ops/softmax.cpp; plain loops in core/kernels/reference/softmax.cpp, fast ones in
+// core/kernels/fast/softmax.cpp (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
 #pragma once
 #include <cstdint>
 
-#include "core/kernels.h"
+#include "core/kernels/seam.h"
 
 namespace d2l {
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tools/data/glove.h"
+#include "tools/d2l/data/glove.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = d2l_fuzz::write_scratch("glove", data, size);

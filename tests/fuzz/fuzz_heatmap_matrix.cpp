@@ -1,13 +1,13 @@
 // tests/fuzz/fuzz_heatmap_matrix.cpp — the heatmap tool's matrix reader (plain rows or a
-// printed tensor, tools/figures/heatmap_text.h) on arbitrary bytes, then the layout show_heatmaps
+// printed tensor, tools/d2l/figures/heatmap_text.h) on arbitrary bytes, then the layout show_heatmaps
 // would draw. Bad input may only throw std::runtime_error (the reader's errors) or
 // std::invalid_argument (show_heatmaps' checks).
 #include <stdexcept>
 #include <string>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tools/figures/figures.h"
-#include "tools/figures/heatmap_text.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/figures/heatmap_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

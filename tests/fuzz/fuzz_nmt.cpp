@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tools/data/nmt_data.h"
-#include "tools/data/text.h"
+#include "tools/d2l/data/nmt_data.h"
+#include "tools/d2l/data/text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = d2l_fuzz::write_scratch("nmt", data, size);

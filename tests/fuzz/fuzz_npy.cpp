@@ -1,4 +1,4 @@
-// tests/fuzz/fuzz_npy.cpp — the .npy reader (tools/figures/npy.h) on arbitrary bytes, then the
+// tests/fuzz/fuzz_npy.cpp — the .npy reader (tools/d2l/figures/npy.h) on arbitrary bytes, then the
 // matrices in show_heatmaps' layout and the layout it would draw. Bad input may only throw
 // std::runtime_error (the reader's and heatmap_grid's errors) or std::invalid_argument
 // (show_heatmaps' checks); the reader must never allocate for data that is not there.
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tools/figures/figures.h"
-#include "tools/figures/npy.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/figures/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

@@ -1,6 +1,6 @@
 // tests/fuzz/fuzz_param_file.cpp — read_param_file for a Linear(3, 2) from arbitrary bytes:
 // the header, the settings block, the parameters and the training section (Adam's moments,
-// the generator, the curves) of core/param_file.h.
+// the generator, the curves) of core/io/param_file.h.
 //
 // The file ends in an FNV-1a checksum, which random bytes almost never match, so the first
 // input byte picks the mode. Bit 0 set: the rest is a file body and the harness appends its
@@ -15,10 +15,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/optim.h"
-#include "core/param_file.h"
+#include "core/nn/optim.h"
+#include "core/io/param_file.h"
 #include "core/random.h"
-#include "layers/basic.h"
+#include "core/nn/basic.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace {

@@ -1,11 +1,11 @@
 // tests/fuzz/fuzz_param_settings.cpp — parse_settings, the parser of a parameter file's
-// settings blocks (core/param_file.h: the model's settings and a training run's), on
+// settings blocks (core/io/param_file.h: the model's settings and a training run's), on
 // arbitrary text. Bad input may only throw std::runtime_error; text that parses has unique
 // keys, and format_settings gives back exactly the text.
 #include <stdexcept>
 #include <string>
 
-#include "core/param_file.h"
+#include "core/io/param_file.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,4 +1,4 @@
-// tests/fuzz/fuzz_safetensors.cpp — the safetensors reader (core/safetensors.h) on arbitrary
+// tests/fuzz/fuzz_safetensors.cpp — the safetensors reader (core/io/safetensors.h) on arbitrary
 // bytes. Bad input may only throw std::runtime_error; what it accepts must be sound: every
 // tensor's values are exactly shape's product, all of them came from the input, and the
 // file written back from them reads back to the same tensors and metadata.
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/safetensors.h"
+#include "core/io/safetensors.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

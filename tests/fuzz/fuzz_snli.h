@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tools/data/snli_data.h"
+#include "tools/d2l/data/snli_data.h"
 
 namespace d2l_fuzz {
 

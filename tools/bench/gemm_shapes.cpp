@@ -36,9 +36,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/fast/gemm.h"
+#include "core/kernels/fast/gemm.h"
 #include "core/ops.h"
-#include "core/optim.h"
+#include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/natural_language_inference_attention.h"
 
@@ -63,7 +63,7 @@ void add_linear(std::vector<Product>& v, const char* name, int64_t M, int64_t K,
   if (dx) v.push_back({name, 1, M, K, N, false, false, true, count});
   v.push_back({name, 1, N, K, M, true, false, true, count});
 }
-// bmm C = op(A) op(B) (batch, M, N, K) and its two gradients (core/fast/matmul.cpp).
+// bmm C = op(A) op(B) (batch, M, N, K) and its two gradients (core/kernels/fast/matmul.cpp).
 void add_bmm(std::vector<Product>& v, const char* name, int64_t batch, int64_t M, int64_t N, int64_t K, bool tb,
              int64_t count) {
   v.push_back({name, batch, M, N, K, false, tb, false, count});

@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/kernel_list.h"
-#include "tools/cli/cli_args.h"
+#include "core/kernels/list.h"
+#include "tools/d2l/cli/cli_args.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -14,13 +14,13 @@
 #include "core/random.h"
 #include "layers/multihead_attention.h"
 #include "tools/bench/bench_util.h"
-#include "tools/cli/cli_args.h"
+#include "tools/d2l/cli/cli_args.h"
 
 using namespace d2l;
 
 int main(int argc, char** argv) {
   int threads = 2, reps = 50;
-  try {  // numbers are range-checked (tools/cli/cli_args.h), never wrapped by atoi
+  try {  // numbers are range-checked (tools/d2l/cli/cli_args.h), never wrapped by atoi
     for (int i = 1; i < argc; ++i) {
       if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
         std::printf("usage: %s [--threads N] [--reps N] [--quick]\n"

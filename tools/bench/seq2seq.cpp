@@ -34,8 +34,8 @@
 #include "layers/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tools/bench/bench_util.h"  // set_threads
-#include "tools/cli/cli_args.h"
-#include "tools/train/train_seq2seq.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/train/train_seq2seq.h"
 
 using namespace d2l;
 
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
   bool large = true;
   const char* usage = "usage: seq2seq [--threads N] [--reps N] [--epochs N] [--seed N] [--no-large] [--quick]\n";
-  try {  // numbers are range-checked (tools/cli/cli_args.h), never wrapped by atoi
+  try {  // numbers are range-checked (tools/d2l/cli/cli_args.h), never wrapped by atoi
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       const bool has_value = i + 1 < argc;

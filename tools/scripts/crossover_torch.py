@@ -159,7 +159,7 @@ def torch_outputs(meta, net, vocabs, sentences=ENGS):
     """What build/tools/crossover prints, computed by PyTorch."""
     net.eval()
     results = []
-    if meta['model'] == 'nadaraya_watson':  # the inputs of tools/train/crossover.cpp
+    if meta['model'] == 'nadaraya_watson':  # the inputs of tools/programs/crossover/crossover.cpp
         q = torch.arange(10, dtype=torch.float32) * 0.5
         k = 0.3 + 0.6 * torch.arange(8, dtype=torch.float32)
         v = 2 * torch.sin(k) + k ** 0.8

@@ -1,0 +1,52 @@
+// core/engine/gradient_leaves.cpp — the leaves a backward pass reached (see core/engine/gradient_leaves.h).
+#include "core/engine/gradient_leaves.h"
+
+#include "core/autograd.h"
+#include "core/engine/bookkeeping.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace d2l {
+namespace {
+thread_local std::vector<ReachedLeaf> g_leaves;
+}  // namespace
+
+void record_gradient_leaves(const std::vector<NodePtr>& order) {
+  g_leaves.clear();
+  for (const NodePtr& n : order)
+    for (const NodePtr& in : n->inputs)
+      if (in && in->requires_grad && !in->backward_fn && !(in->book && in->book->freed) && in->inputs.empty())
+        g_leaves.push_back(ReachedLeaf{in.get(), in->shape, n->op});
+  // Each leaf once (a weight read by several ops keeps the first op found).
+  std::stable_sort(g_leaves.begin(), g_leaves.end(),
+                   [](const ReachedLeaf& a, const ReachedLeaf& b) { return a.node < b.node; });
+  g_leaves.erase(std::unique(g_leaves.begin(), g_leaves.end(),
+                             [](const ReachedLeaf& a, const ReachedLeaf& b) { return a.node == b.node; }),
+                 g_leaves.end());
+}
+
+const std::vector<ReachedLeaf>& last_backward_leaves() { return g_leaves; }
+
+std::string stray_gradient_leaves(const std::vector<Tensor>& params, const char* op) {
+  if (g_leaves.empty()) return "";
+  std::unordered_set<const Node*> mine;
+  for (const Tensor& p : params) mine.insert(p.node());
+  std::string list;
+  size_t count = 0;
+  for (const ReachedLeaf& leaf : g_leaves)
+    if (!mine.count(leaf.node)) {
+      if (count < 8) list += std::string(count ? "; " : "") + shape_str(leaf.shape) + " read by " + leaf.read_by;
+      ++count;
+    }
+  if (count == 0) return "";
+  if (count > 8) list += "; and " + std::to_string(count - 8) + " more";
+  return "[" + std::string(op) + ".step] " + std::to_string(count) + (count == 1 ? " tensor" : " tensors") +
+         " received a gradient in the last backward but " + (count == 1 ? "is" : "are") +
+         " not among the parameters of any optimiser, so " + (count == 1 ? "it is" : "they are") +
+         " never updated (nor saved by Module::save): " + list +
+         ". A layer not registered (register_module forgotten)? A weight replaced after construction "
+         "(layer.weight = t)? Register it, or list it in the optimiser.";
+}
+
+}  // namespace d2l

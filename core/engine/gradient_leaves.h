@@ -1,0 +1,39 @@
+// core/engine/gradient_leaves.h — which leaves the last backward pass reached, so an optimiser can
+// notice a weight that receives gradients but that it does not update.
+//
+// A parameter falls out of training without a word when its layer was never registered
+// (register_module forgotten) or when a layer's weight handle was replaced after
+// construction (`lin.weight = t`, or `b.weight = a.weight` to share): the forward reads the
+// new tensor, while Module::parameters(), the optimiser and save() still hold the old one.
+// PyTorch re-registers on attribute assignment; C++ cannot see the assignment, so the
+// engine notes instead every leaf a backward pass reaches (a tensor that requires a
+// gradient and was made by no op) with the op that read it, and Optimizer::step compares
+// them with its parameters: a leaf that received a gradient but is not among them is named
+// by its shape and the op that read it, once per optimiser, on stderr.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace d2l {
+
+struct ReachedLeaf {
+  const Node* node;  // for identity only: the leaf may be gone since
+  Shape shape;
+  const char* read_by;  // the op whose input it was ("linear", "matmul", ...)
+};
+
+// Called by the backward pass with its nodes (each one an op's output) before it frees them:
+// records the leaves among their inputs that require a gradient. Per thread.
+void record_gradient_leaves(const std::vector<NodePtr>& order);
+
+// The leaves the last backward pass on this thread reached, each once.
+const std::vector<ReachedLeaf>& last_backward_leaves();
+
+// "" when every leaf the last backward reached is in `params`; else the message, naming each
+// other leaf by shape and op, e.g. "[Adam.step] 1 tensor received a gradient in the last
+// backward but is not among the parameters of any optimiser: (4, 3) read by linear. ..."
+std::string stray_gradient_leaves(const std::vector<Tensor>& params, const char* op);
+
+}  // namespace d2l

@@ -1,0 +1,257 @@
+// core/io/json.cpp — the strict JSON parser and quoting of core/io/json.h.
+#include "core/io/json.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace d2l {
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+// Appends code point cp as UTF-8.
+void put_utf8(std::string& s, uint32_t cp) {
+  if (cp < 0x80) {
+    s += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    s += static_cast<char>(0xC0 | (cp >> 6));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    s += static_cast<char>(0xE0 | (cp >> 12));
+    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    s += static_cast<char>(0xF0 | (cp >> 18));
+    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+struct Parser {
+  const std::string& s;
+  size_t pos = 0;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::runtime_error("byte " + std::to_string(pos) + ": " + what);
+  }
+  void skip_space() {
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' || s[pos] == '\r')) ++pos;
+  }
+  bool eat(char c) {
+    skip_space();
+    if (pos < s.size() && s[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c)) fail(std::string("expected '") + c + "'");
+  }
+  void literal(const char* word) {
+    for (const char* p = word; *p; ++p, ++pos)
+      if (pos >= s.size() || s[pos] != *p) fail(std::string("expected '") + word + "'");
+  }
+  uint32_t hex4() {
+    if (s.size() - pos < 4) fail("truncated \\u escape");
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i, ++pos) {
+      const char c = s[pos];
+      v <<= 4;
+      if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
+      else fail("bad hex digit in a \\u escape");
+    }
+    return v;
+  }
+  std::string string() {
+    skip_space();
+    if (pos >= s.size() || s[pos] != '"') fail("expected a string");
+    ++pos;
+    std::string out;
+    while (true) {
+      if (pos >= s.size()) fail("unterminated string");
+      const unsigned char c = static_cast<unsigned char>(s[pos]);
+      if (c == '"') {
+        ++pos;
+        return out;
+      }
+      if (c < 0x20) fail("control character in a string");
+      if (c != '\\') {
+        out += static_cast<char>(c);
+        ++pos;
+        continue;
+      }
+      if (++pos >= s.size()) fail("unterminated escape");
+      const char e = s[pos++];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          uint32_t cp = hex4();
+          if (cp >= 0xDC00 && cp <= 0xDFFF) fail("lone low surrogate in a \\u escape");
+          if (cp >= 0xD800 && cp <= 0xDBFF) {  // a pair: \uD83D\uDE00
+            if (s.size() - pos < 2 || s[pos] != '\\' || s[pos + 1] != 'u') fail("lone high surrogate in a \\u escape");
+            pos += 2;
+            const uint32_t low = hex4();
+            if (low < 0xDC00 || low > 0xDFFF) fail("high surrogate not followed by a low one");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          put_utf8(out, cp);
+          break;
+        }
+        default: fail(std::string("unknown escape '\\") + e + "'");
+      }
+    }
+  }
+  std::string number() {
+    const size_t start = pos;
+    if (pos < s.size() && s[pos] == '-') ++pos;
+    auto digits = [this] {
+      const size_t d = pos;
+      while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
+      if (pos == d) fail("expected a digit");
+    };
+    if (pos < s.size() && s[pos] == '0') ++pos;
+    else digits();
+    if (pos < s.size() && s[pos] == '.') ++pos, digits();
+    if (pos < s.size() && (s[pos] == 'e' || s[pos] == 'E')) {
+      ++pos;
+      if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) ++pos;
+      digits();
+    }
+    return s.substr(start, pos - start);
+  }
+  JsonValue value(int depth) {
+    if (depth > kMaxDepth) fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    skip_space();
+    if (pos >= s.size()) fail("expected a value, found the end");
+    JsonValue v;
+    const char c = s[pos];
+    if (c == '{') {
+      ++pos;
+      v.kind = JsonValue::Kind::object;
+      if (eat('}')) return v;
+      do {
+        std::string key = string();
+        for (const auto& m : v.members)
+          if (m.first == key) fail("duplicate key \"" + key + "\"");
+        expect(':');
+        v.members.emplace_back(std::move(key), value(depth + 1));
+      } while (eat(','));
+      expect('}');
+    } else if (c == '[') {
+      ++pos;
+      v.kind = JsonValue::Kind::array;
+      if (eat(']')) return v;
+      do v.items.push_back(value(depth + 1));
+      while (eat(','));
+      expect(']');
+    } else if (c == '"') {
+      v.kind = JsonValue::Kind::string;
+      v.text = string();
+    } else if (c == 't' || c == 'f') {
+      v.kind = JsonValue::Kind::boolean;
+      v.boolean = c == 't';
+      literal(c == 't' ? "true" : "false");
+    } else if (c == 'n') {
+      literal("null");
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      v.kind = JsonValue::Kind::number;
+      v.text = number();
+    } else {
+      fail(std::string("unexpected character '") + c + "'");
+    }
+    return v;
+  }
+};
+
+}  // namespace
+
+bool JsonValue::as_u64(uint64_t& out) const {
+  if (kind != Kind::number || text.empty() || text.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  out = v;
+  return true;
+}
+
+const char* JsonValue::kind_name() const {
+  switch (kind) {
+    case Kind::null: return "null";
+    case Kind::boolean: return "a boolean";
+    case Kind::number: return "a number";
+    case Kind::string: return "a string";
+    case Kind::array: return "an array";
+    case Kind::object: return "an object";
+  }
+  return "?";
+}
+
+int64_t first_invalid_utf8(const std::string& text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    size_t len;
+    uint32_t cp, min;
+    if (c < 0x80) { ++i; continue; }
+    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F, min = 0x800;
+    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07, min = 0x10000;
+    else return static_cast<int64_t>(i);
+    if (n - i < len) return static_cast<int64_t>(i);
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return static_cast<int64_t>(i);
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return static_cast<int64_t>(i);
+    i += len;
+  }
+  return -1;
+}
+
+JsonValue parse_json(const std::string& text) {
+  if (const int64_t bad = first_invalid_utf8(text); bad >= 0)
+    throw std::runtime_error("byte " + std::to_string(bad) + ": not valid UTF-8");
+  Parser p{text};
+  JsonValue v = p.value(0);
+  p.skip_space();
+  if (p.pos != text.size()) p.fail("trailing characters after the value");
+  return v;
+}
+
+std::string json_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"') out += "\\\"";
+    else if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace d2l

@@ -1,0 +1,42 @@
+// core/io/json.h — the little JSON that safetensors headers need: a parser that keeps object
+// members in file order (a header lists tensors and settings in the order they were written)
+// and refuses anything not strictly RFC 8259, and the quoting a writer needs.
+//
+// Bounds, so a hostile header cannot exhaust the stack or memory: nesting deeper than 64
+// levels is refused; the text itself is bounded by the caller. Numbers keep their text, so a
+// caller can read a 64-bit offset exactly (as_u64) instead of through a double.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace d2l {
+
+struct JsonValue {
+  enum class Kind { null, boolean, number, string, array, object };
+  Kind kind = Kind::null;
+  bool boolean = false;
+  std::string text;  // a string's decoded UTF-8, or a number as written ("12", "-1.5e3")
+  std::vector<JsonValue> items;                           // an array's elements
+  std::vector<std::pair<std::string, JsonValue>> members;  // an object's, in file order
+
+  // A non-negative integer written without sign, fraction or exponent, below 2^64; else
+  // false (and `out` unchanged).
+  bool as_u64(uint64_t& out) const;
+  const char* kind_name() const;
+};
+
+// Parses one JSON value filling the whole text (whitespace around it allowed). Throws
+// std::runtime_error "byte N: ..." on malformed text, invalid UTF-8 (in strings or anywhere
+// else), a lone surrogate escape, a duplicate object key, or nesting deeper than 64.
+JsonValue parse_json(const std::string& text);
+
+// The byte offset of the first invalid UTF-8 sequence (overlong forms, surrogates and code
+// points past U+10FFFF included), or -1 when the text is valid UTF-8.
+int64_t first_invalid_utf8(const std::string& text);
+
+// s as a JSON string literal, quotes included; s must be valid UTF-8.
+std::string json_quote(const std::string& s);
+
+}  // namespace d2l

@@ -1,0 +1,40 @@
+// core/kernels/fast/parallel.h — when a loop of the fast tier is worth an OpenMP fork.
+//
+// A parallel region costs a fork and a join: about 1 us with libgomp's spinning threads and
+// about 13 us under OMP_WAIT_POLICY=PASSIVE (more when the woken thread waits for a core),
+// while one core streams a few thousand floats per microsecond. So a loop forks only when
+// its work is well above that cost; below these sizes it runs on the calling thread. The
+// values were measured on whole training runs of the book's models on 2 cores
+// (tools/bench/README.md, "Parallel thresholds"). The results never depend on them: every
+// kernel splits work by output and sums in a fixed order.
+#pragma once
+#include <cstdint>
+
+namespace d2l {
+namespace fast {
+
+// Element-wise loops, row kernels (softmax, layer norm, ...) and dropout: elements of work.
+constexpr int64_t kParallelMin = 1 << 18;
+// A GEMM: multiply-adds, M * N * K.
+constexpr double kGemmParallelMin = 1 << 22;
+// The GRU's gate math (three exps per element): batch * num_hiddens elements per step.
+constexpr int64_t kGateParallelMin = 1 << 12;
+
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Runs body(i) for i in [0, n): shared among the OpenMP threads (a static schedule) when
+// `fork` is true, else as a plain loop on the calling thread. The test is made here rather
+// than in an if() clause on the pragma because a parallel region whose if() is false still
+// costs ~0.4 us in libgomp (it sets up a team of one): more than a small op's whole work.
+template <class F>
+inline void parallel_for(int64_t n, bool fork, F&& body) {
+  if (!fork) {
+    for (int64_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) body(i);
+}
+
+}  // namespace fast
+}  // namespace d2l

@@ -1,0 +1,101 @@
+// core/ops/reduce.cpp — sum, mean, max (over everything or one dim) and argmax.
+//
+// A reduction over dim d of a row-major tensor views it as (outer, n, inner): outer is the
+// product of the sizes before d, n the size of d, inner the product after. Output element
+// (o, i) reduces x[o, 0..n-1, i] (the kernels in core/kernels/reduce.h).
+#include <vector>
+
+#include "core/autograd.h"
+#include "core/kernels/reduce.h"
+#include "core/ops.h"
+
+namespace d2l {
+namespace {
+
+struct Split {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+Split split_at(const Shape& s, int64_t d) {
+  Split p;
+  for (int64_t i = 0; i < d; ++i) p.outer *= s[i];
+  p.n = s[d];
+  for (size_t i = d + 1; i < s.size(); ++i) p.inner *= s[i];
+  return p;
+}
+
+Shape reduced_shape(const Shape& s, int64_t d, bool keepdim) {
+  Shape out = s;
+  if (keepdim) out[d] = 1;
+  else out.erase(out.begin() + d);
+  return out;
+}
+
+// sum (scale 1) and mean (scale 1/n) share this: y = scale * Σ_j x[o, j, i]. Backward:
+// each x[o, j, i] contributed once (times scale) to y[o, i].
+Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const char* name) {
+  OpCall op(name, {x});
+  const int64_t d = normalize_dim(dim, x.shape(), name);
+  const Split p = split_at(x.shape(), d);
+  const float scale = average ? 1.0f / static_cast<float>(p.n) : 1.0f;
+  Tensor y = empty(reduced_shape(x.shape(), d, keepdim));
+  kernels::sum_forward(y.data(), x.data(), p.outer, p.n, p.inner, scale);
+  op.save_for_backward();  // the backward reads only the gradient
+  return op.finish(y, [p, scale](Node& node) {
+    if (float* dx = node.input_grad(0)) kernels::sum_backward(dx, node.grad.get(), p.outer, p.n, p.inner, scale);
+  });
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, int64_t dim, bool keepdim) { return sum_dim(x, dim, keepdim, false, "sum"); }
+Tensor mean(const Tensor& x, int64_t dim, bool keepdim) { return sum_dim(x, dim, keepdim, true, "mean"); }
+
+// Whole-tensor reductions: view x as one dim of numel elements, reduce it, shape (). A 1-D
+// x is that view already, so its graph holds the one reduction (no reshape node).
+static Tensor flat(const Tensor& x) { return x.ndim() == 1 ? x : reshape(x, {x.numel()}); }
+Tensor sum(const Tensor& x) {
+  OpScope scope("sum");  // names the op if x is undefined
+  return sum_dim(flat(x), 0, false, false, "sum");
+}
+Tensor mean(const Tensor& x) {
+  OpScope scope("mean");  // names the op if an input is undefined
+  check(x.numel() > 0, "mean", "mean of an empty tensor, shape ", x.shape());
+  return sum_dim(flat(x), 0, false, true, "mean");
+}
+
+// The first maximum wins ties (as torch.max on CPU) and a NaN propagates. Backward: only
+// the maximum passed its value on, so only it gets the gradient.
+Tensor max(const Tensor& x, int64_t dim, bool keepdim) {
+  OpCall op("max", {x});
+  const int64_t d = normalize_dim(dim, x.shape(), "max");
+  check(x.shape()[d] > 0, "max", "cannot reduce an empty dim ", d, " of shape ", x.shape());
+  const Split p = split_at(x.shape(), d);
+  Tensor y = empty(reduced_shape(x.shape(), d, keepdim));
+  std::vector<int64_t> where(static_cast<size_t>(y.numel()));
+  kernels::max_forward(y.data(), where.data(), x.data(), p.outer, p.n, p.inner);
+  return op.finish(y, [p, where = std::move(where)](Node& node) {
+    if (float* dx = node.input_grad(0)) kernels::max_backward(dx, node.grad.get(), where.data(), p.outer, p.n, p.inner);
+  });
+}
+
+Tensor max(const Tensor& x) {
+  OpScope scope("max");  // names the op if an input is undefined
+  check(x.numel() > 0, "max", "max of an empty tensor, shape ", x.shape());
+  return reshape(max(reshape(x, {x.numel()}), 0, false), {});
+}
+
+Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
+  OpCall op("argmax", {x});
+  const int64_t d = normalize_dim(dim, x.shape(), "argmax");
+  check(x.shape()[d] > 0, "argmax", "cannot reduce an empty dim ", d, " of shape ", x.shape());
+  const Split p = split_at(x.shape(), d);
+  Tensor y = empty(reduced_shape(x.shape(), d, keepdim));
+  std::vector<float> values(static_cast<size_t>(y.numel()));
+  std::vector<int64_t> where(static_cast<size_t>(y.numel()));
+  kernels::max_forward(values.data(), where.data(), x.data(), p.outer, p.n, p.inner);
+  for (int64_t k = 0; k < y.numel(); ++k) y.data()[k] = static_cast<float>(where[k]);
+  return op.finish(y);  // indices: no gradient flows through them
+}
+
+}  // namespace d2l

@@ -1,0 +1,323 @@
+// tools/d2l/cli/cli_args.cpp — option parsing for the chapter programs (see tools/d2l/cli/cli_args.h).
+#include "tools/d2l/cli/cli_args.h"
+
+#include "core/engine/allocator.h"  // OutOfMemory
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/io/files.h"
+#include "core/shape.h"  // check
+#include "core/random.h"
+#include "tools/d2l/cli/source_trace.h"
+#include "tools/d2l/figures/figures.h"
+
+namespace d2l {
+
+CliArgs::CliArgs(std::string program, std::string description)
+    : program_(std::move(program)), description_(std::move(description)) {}
+
+void CliArgs::add(Option o) {
+  for (const Option& e : options_)
+    if (e.name == o.name) throw std::logic_error("[CliArgs] option --" + o.name + " declared twice");
+  options_.push_back(std::move(o));
+}
+
+void CliArgs::add_int(const std::string& name, int64_t value, const std::string& help, std::optional<int64_t> min,
+                      std::optional<int64_t> max) {
+  Option o(name, help, Kind::Int);
+  o.i = value;
+  o.imin = min.value_or(std::numeric_limits<int64_t>::min());
+  o.imax = max.value_or(std::numeric_limits<int64_t>::max());
+  check_default(o, o.imin <= value && value <= o.imax);
+  add(std::move(o));
+}
+
+void CliArgs::add_float(const std::string& name, double value, const std::string& help, std::optional<double> min,
+                        std::optional<double> max) {
+  Option o(name, help, Kind::Float);
+  o.f = value;
+  o.fmin = min.value_or(-std::numeric_limits<double>::max());
+  o.fmax = max.value_or(std::numeric_limits<double>::max());
+  check_default(o, o.fmin <= value && value <= o.fmax);
+  add(std::move(o));
+}
+
+void CliArgs::add_string(const std::string& name, const std::string& value, const std::string& help,
+                         const std::string& metavar) {
+  Option o(name, help, Kind::String);
+  o.s = value;
+  o.metavar = metavar;
+  add(std::move(o));
+}
+
+void CliArgs::add_flag(const std::string& name, const std::string& help) { add(Option(name, help, Kind::Flag)); }
+
+CliArgs::Option& CliArgs::find(const std::string& name, const char* caller) {
+  for (Option& o : options_)
+    if (o.name == name) return o;
+  throw UsageError(std::string(caller) + "unknown option --" + name + " (see --help)");
+}
+
+const CliArgs::Option& CliArgs::find(const std::string& name, Kind kind) const {
+  for (const Option& o : options_)
+    if (o.name == name) {
+      if (o.kind != kind) throw std::logic_error("[CliArgs] option --" + name + " read with the wrong type");
+      return o;
+    }
+  throw std::logic_error("[CliArgs] option --" + name + " was never declared");
+}
+
+namespace {
+
+std::string range_str(double min, double max) {
+  std::ostringstream os;
+  os << '[' << min << ", " << max << ']';
+  return os.str();
+}
+
+std::string range_str(int64_t min, int64_t max) {
+  return "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
+}  // namespace
+
+// strtoll/strtod stop at the first bad character, so "5x" and "" are caught by checking
+// where they stopped, and they report a value beyond the type (int64_t, or a double beyond
+// ±1.8e308) as ERANGE instead of wrapping it.
+int64_t parse_int_option(const std::string& name, const std::string& text, int64_t min, int64_t max) {
+  const std::string who = "[--" + name + "] ";
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE)
+    throw UsageError(who + "expects an integer in " + range_str(min, max) + ", got '" + text + "'");
+  if (n < min || n > max) throw UsageError(who + "must be in " + range_str(min, max) + ", got " + text);
+  return n;
+}
+
+double parse_float_option(const std::string& name, const std::string& text, double min, double max) {
+  const std::string who = "[--" + name + "] ";
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  // ERANGE also flags underflow ("1e-400"), which is a number, just too small to hold: it
+  // is refused as well, rather than quietly read as 0.
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    throw UsageError(who + "expects a number in " + range_str(min, max) + ", got '" + text + "'");
+  if (v < min || v > max) throw UsageError(who + "must be in " + range_str(min, max) + ", got " + text);
+  return v;
+}
+
+void CliArgs::check_default(const Option& o, bool in_range) {
+  if (!in_range) throw std::logic_error("[CliArgs] option --" + o.name + ": the default is outside its range");
+}
+
+void CliArgs::set(Option& o, const std::string& text) {
+  if (o.kind == Kind::Int) o.i = parse_int_option(o.name, text, o.imin, o.imax);
+  else if (o.kind == Kind::Float) o.f = parse_float_option(o.name, text, o.fmin, o.fmax);
+  else o.s = text;
+  o.given = true;
+}
+
+void CliArgs::parse(const std::vector<std::string>& args) {
+  for (size_t k = 0; k < args.size(); ++k) {
+    const std::string& a = args[k];
+    if (a == "--help" || a == "-h") {
+      help_ = true;
+      continue;
+    }
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) throw UsageError("unexpected argument '" + a + "' (see --help)");
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    Option& o = find(name, "");
+    if (o.kind == Kind::Flag) {
+      if (eq != std::string::npos) throw UsageError("[--" + name + "] takes no value");
+      o.flag = o.given = true;
+    } else if (eq != std::string::npos) {
+      set(o, a.substr(eq + 1));
+    } else {
+      if (k + 1 >= args.size()) throw UsageError("[--" + name + "] needs a value");
+      set(o, args[++k]);
+    }
+  }
+}
+
+void CliArgs::parse_or_exit(int argc, char** argv) {
+  try {
+    parse(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s\n\n%s", e.what(), usage().c_str());
+    std::exit(2);
+  }
+  if (help_) {
+    std::fputs(usage().c_str(), stdout);
+    std::exit(0);
+  }
+}
+
+int64_t CliArgs::get_int(const std::string& name) const { return find(name, Kind::Int).i; }
+float CliArgs::get_float(const std::string& name) const { return static_cast<float>(find(name, Kind::Float).f); }
+const std::string& CliArgs::get_string(const std::string& name) const { return find(name, Kind::String).s; }
+bool CliArgs::get_flag(const std::string& name) const { return find(name, Kind::Flag).flag; }
+bool CliArgs::has(const std::string& name) const {
+  for (const Option& o : options_)
+    if (o.name == name) return true;
+  return false;
+}
+
+bool CliArgs::given(const std::string& name) const {
+  for (const Option& o : options_)
+    if (o.name == name) return o.given;
+  throw std::logic_error("[CliArgs] option --" + name + " was never declared");
+}
+
+std::string CliArgs::usage() const {
+  std::ostringstream os;
+  os << "usage: " << program_ << " [options]\n" << description_ << "\n\noptions:\n";
+  auto column = [&os](const std::string& head) {
+    os << head << std::string(head.size() < 20 ? 20 - head.size() : 1, ' ');
+  };
+  for (const Option& o : options_) {
+    std::string head = "  --" + o.name;
+    if (o.kind == Kind::Int) head += " N";
+    if (o.kind == Kind::Float) head += " X";
+    if (o.kind == Kind::String) head += " " + o.metavar;
+    column(head);
+    os << o.help;
+    if (o.kind == Kind::Int) os << " (default " << o.i << ")";
+    if (o.kind == Kind::Float) os << " (default " << o.f << ")";
+    if (o.kind == Kind::String) os << " (default " << (o.s.empty() ? "none" : o.s) << ")";
+    os << '\n';
+  }
+  column("  --help");
+  os << "print this help\n";
+  return os.str();
+}
+
+void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed, int64_t threads) {
+  args.add_int("seed", seed, "random seed (fixed default: the printed numbers reproduce)", 0);
+  args.add_int("threads", threads,
+               threads == 1 ? "OpenMP threads (one is fastest for this model's small matrices, and keeps its speed "
+                              "on a busy machine), 0 for the OpenMP default (all cores)"
+                            : "OpenMP threads, 0 for the OpenMP default (all cores)",
+               0, 1024);
+  args.add_int("max-tensor-mb", 0,
+               "fail with a clear error, naming the op and shape, for any tensor larger than this many MiB "
+               "(0: no limit but the machine's, whose out-of-memory killer may end the run instead)",
+               0, int64_t{1} << 40);
+  args.add_string("out", out_dir, "directory for the figures (created)", "DIR");
+}
+
+void print_banner(const std::string& heading, const char* file, int line) {
+  std::printf("== %s ==\n", heading.c_str());
+  std::fflush(stdout);
+  trace_source("banner", file, line, heading);
+}
+
+void print_saved(const std::string& path, const char* file, int line) {
+  std::printf("saved %s\n", path.c_str());
+  std::fflush(stdout);
+  trace_source("figure", file, line, path);
+}
+
+std::string torch_size(const Shape& shape) {
+  std::string s = "torch.Size([";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "])";
+}
+
+int run_reporting_errors(const std::function<int()>& body) {
+  keep_going_after_figure_errors();  // one figure must not cost the model or the others
+  int status = 0;
+  std::string error;
+  try {
+    status = body();
+  } catch (const OutOfMemory& e) {  // names the tensor's op, shape and bytes
+    error = e.what();
+  } catch (const std::bad_alloc& e) {  // some other allocation: what() says only "std::bad_alloc"
+    error = std::string("out of memory (") + e.what() +
+            " outside the tensors; a smaller batch size or corpus needs less)";
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  std::fflush(stdout);
+  for (const std::string& e : figure_errors()) std::fprintf(stderr, "error: %s\n", e.c_str());
+  if (!error.empty()) std::fprintf(stderr, "error: %s\n", error.c_str());
+  if (!figure_errors().empty() || !error.empty()) return status != 0 ? status : 1;
+  return status;
+}
+
+void prefer_passive_openmp_wait(char** argv) {
+#ifdef _OPENMP
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("OMP_WAIT_POLICY");  // not restarted: this process keeps libgomp's default
+#else
+  (void)argv;
+#endif
+}
+
+std::string openmp_settings() {
+#ifdef _OPENMP
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  return std::to_string(omp_get_max_threads()) + (omp_get_max_threads() == 1 ? " thread" : " threads") +
+         ", OMP_WAIT_POLICY=" + (policy ? policy : "default");
+#else
+  return "serial build";
+#endif
+}
+
+std::string apply_chapter_options(const CliArgs& args) {
+  manual_seed(static_cast<uint64_t>(args.get_int("seed")));
+#ifdef _OPENMP
+  if (args.get_int("threads") > 0) omp_set_num_threads(static_cast<int>(args.get_int("threads")));
+#endif
+  set_max_tensor_bytes(static_cast<size_t>(args.get_int("max-tensor-mb")) << 20);
+  // An empty path would be read as "not given": nothing saved, a training from scratch.
+  for (const char* name : {"save", "load", "resume"})
+    if (args.has(name) && args.given(name) && args.get_string(name).empty())
+      throw std::invalid_argument(std::string("[--") + name + "] the path is empty; name a file");
+  const std::string out = args.get_string("out");
+  if (out.empty()) throw std::invalid_argument("[--out] must not be empty");
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec || !std::filesystem::is_directory(out))
+    throw std::runtime_error("cannot create output directory '" + out + "': " + ec.message() +
+                             " (HINT: pass a writable --out DIR)");
+  // Found now, not after the training: a file can be created there, and --save's target.
+  try {
+    check_writable_target((std::filesystem::path(out) / ".d2l-write-check").string(), "--out");
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("[--out] the figures cannot be written to '" + out + "': " + e.what() +
+                             " (HINT: pass a writable --out DIR)");
+  }
+  if (args.has("save") && !args.get_string("save").empty()) check_writable_target(args.get_string("save"), "--save");
+  return out;
+}
+
+void refuse_save_over(const CliArgs& args, const std::vector<std::pair<std::string, std::string>>& files) {
+  if (!args.has("save")) return;
+  const std::string& save = args.get_string("save");
+  if (save.empty()) return;
+  for (const auto& [role, path] : files)
+    if (same_file(save, path))
+      throw std::invalid_argument("[--save] '" + save + "' is the same file as " + role + " '" + path +
+                                  "': the model would " +
+                                  (role.rfind("--", 0) == 0 ? "replace it" : "be overwritten by it") +
+                                  "; choose another path");
+}
+
+}  // namespace d2l

@@ -1,0 +1,28 @@
+// tools/programs/book/main.cpp — build/tools/book: the companion pages, out/book/index.html and one page
+// per section, from the chapter programs' runs (tools/programs/book/pages.h). `make book` runs the
+// programs with D2L_BOOK_TRACE set (their output to build/book-run/<name>.log, the source
+// lines of their banners and figures to <name>.trace), then this.
+#include <cstdio>
+#include <string>
+
+#include "tools/programs/book/pages.h"
+#include "tools/d2l/cli/cli_args.h"
+
+int main(int argc, char** argv) {
+  d2l::CliArgs args("book",
+                    "Writes the companion pages (index.html and one page per section: output, figures, source) "
+                    "from the chapter programs' runs; `make book` runs the programs first.");
+  args.add_string("runs", "build/book-run", "the runs: <name>.log, <name>.trace, settings.txt", "DIR");
+  args.add_string("out", "out/book", "where the pages go (created)", "DIR");
+  args.add_string("root", ".", "the repository (chapters/, layers/, README.md)", "DIR");
+  args.parse_or_exit(argc, argv);
+  return d2l::run_reporting_errors([&] {
+    d2l::book::BookOptions opt;
+    opt.runs = args.get_string("runs");
+    opt.out = args.get_string("out");
+    opt.root = args.get_string("root");
+    const int pages = d2l::book::write_book(opt);
+    std::printf("wrote %s/index.html and %d section pages\n", opt.out.c_str(), pages);
+    return 0;
+  });
+}

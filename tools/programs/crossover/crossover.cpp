@@ -1,0 +1,194 @@
+// tools/programs/crossover/crossover.cpp — a safetensors model's outputs on the book's inputs, as JSON (see
+// the header).
+#include "tools/programs/crossover/crossover.h"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/autograd.h"
+#include "core/shape.h"  // check
+#include "core/io/json.h"
+#include "core/ops.h"
+#include "core/io/safetensors.h"
+#include "layers/bahdanau_attention.h"
+#include "layers/nadaraya_watson.h"
+#include "layers/natural_language_inference_attention.h"
+#include "layers/seq2seq.h"
+#include "layers/transformer.h"
+#include "tools/d2l/data/vocab_tokens.h"
+#include "tools/d2l/train/checkpoint.h"
+#include "tools/d2l/train/predict_snli.h"
+#include "tools/d2l/train/train_seq2seq.h"
+
+namespace d2l {
+namespace {
+
+// A tensor as {"shape": [...], "data": [...]}, floats with 9 significant digits (exact).
+std::string json_tensor(const Tensor& t) {
+  std::string s = "{\"shape\":[";
+  for (size_t i = 0; i < t.shape().size(); ++i) s += (i ? "," : "") + std::to_string(t.shape()[i]);
+  s += "],\"data\":[";
+  const Tensor& c = t;  // tensors here own dense row-major data
+  char buf[32];
+  for (int64_t i = 0; i < c.numel(); ++i) {
+    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(c.data()[i]));
+    s += (i ? "," : "") + std::string(buf);
+  }
+  return s + "]}";
+}
+
+const std::string& meta(const SafetensorsMetadata& m, const std::string& key, const std::string& path) {
+  for (const auto& [k, v] : m)
+    if (k == key) return v;
+  throw std::runtime_error("[crossover] " + path + ": __metadata__ has no \"" + key + "\"");
+}
+
+int64_t meta_int(const SafetensorsMetadata& m, const std::string& key, const std::string& path) {
+  const std::string& v = meta(m, key, path);
+  size_t used = 0;
+  long long n = 0;
+  try {
+    n = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != v.size() || n <= 0) throw std::runtime_error("[crossover] " + path + ": \"" + key + "\" is '" + v + "', not a positive integer");
+  return n;
+}
+
+Vocab vocab_of(const SafetensorsMetadata& m, const std::string& name, const std::string& path) {
+  Vocab v = vocab_from_tokens_json(meta(m, name + ".tokens", path), path + " " + name + ".tokens");
+  if (vocab_fingerprint(v) != meta(m, name, path))
+    throw std::runtime_error("[crossover] " + path + ": the tokens of " + name + " give '" + vocab_fingerprint(v) +
+                             "', the file records '" + meta(m, name, path) + "'");
+  return v;
+}
+
+void refuse_variants(const SafetensorsMetadata& m, const std::string& path, std::initializer_list<const char*> keys) {
+  for (const auto& [k, v] : m)
+    for (const char* key : keys)
+      if (k == key) throw std::runtime_error("[crossover] " + path + ": an exercise's model (" + k + "=" + v + "); only the book's is rebuilt here");
+}
+
+// Loads the parameters, the file's own settings being the ones to match.
+void load_into(Module& net, const std::string& path, const SafetensorsMetadata& m) {
+  copy_parameters(read_safetensors_params(path, net, safetensors_settings(m)), net);
+}
+
+// The book's example passes token lists: ['he', 'is', 'good', '.'].
+std::vector<std::string> split_spaces(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+void translate_all(std::ostream& out, EncoderDecoder& net, const Vocab& src, const Vocab& tgt, int64_t num_steps,
+                   const std::vector<std::string>& sentences, const std::vector<Tensor>* encoder_weights) {
+  out << "{\"results\":[";
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    const auto [translation, steps] = predict_seq2seq_steps(net, sentences[i], src, tgt, num_steps, "cpu", true);
+    out << (i ? "," : "") << "\n{\"src\":" << json_quote(sentences[i]) << ",\"translation\":" << json_quote(translation)
+              << ",\"steps\":[";
+    for (size_t s = 0; s < steps.size(); ++s) {
+      out << (s ? "," : "") << "[";
+      for (size_t k = 0; k < steps[s].size(); ++k) out << (k ? "," : "") << json_tensor(steps[s][k]);
+      out << "]";
+    }
+    out << "]";
+    if (encoder_weights) {  // the encoder's self-attention of this sentence, per block
+      out << ",\"encoder\":[";
+      for (size_t b = 0; b < encoder_weights->size(); ++b) out << (b ? "," : "") << json_tensor((*encoder_weights)[b]);
+      out << "]";
+    }
+    out << "}";
+  }
+  out << "]}\n";
+}
+
+}  // namespace
+
+void crossover_outputs(std::ostream& out, const std::string& path, std::vector<std::string> sentences) {
+  const SafetensorsMetadata m = read_safetensors(path).metadata;
+  const std::string kind = meta(m, "model", path);
+  if (sentences.empty()) sentences = {"go .", "i lost .", "he's calm .", "i'm home ."};
+
+  if (kind == "nadaraya_watson") {
+    // 10.2: 10 test inputs 0, 0.5, ..., 4.5 attending to 8 keys 0.3, 0.9, ..., 4.5 with values
+    // 2 sin x + x^0.8 (the section's function, without noise): fixed, so both sides agree.
+    NWKernelRegression net;
+    load_into(net, path, m);
+    std::vector<float> q, k, v;
+    for (int i = 0; i < 10; ++i) q.push_back(0.5f * static_cast<float>(i));
+    for (int i = 0; i < 8; ++i) k.push_back(0.3f + 0.6f * static_cast<float>(i));
+    for (float x : k) v.push_back(2.0f * std::sin(x) + std::pow(x, 0.8f));
+    const Tensor keys = repeat(tensor(k, {1, 8}), {10, 1}), values = repeat(tensor(v, {1, 8}), {10, 1});
+    NoGrad no_grad;
+    const Tensor y = net(tensor(q, {10}), keys, values);
+    out << "{\"results\":[{\"w\":" << json_tensor(net.w) << ",\"prediction\":" << json_tensor(y)
+        << ",\"attention\":" << json_tensor(net.attention_weights) << "}]}\n";
+  } else if (kind == "bahdanau_attention") {
+    refuse_variants(m, path, {"rnn", "scoring"});
+    const Vocab src = vocab_of(m, "src_vocab", path), tgt = vocab_of(m, "tgt_vocab", path);
+    const int64_t embed = meta_int(m, "embed_size", path), hiddens = meta_int(m, "num_hiddens", path),
+                  layers = meta_int(m, "num_layers", path);
+    const float dropout = std::stof(meta(m, "dropout", path));
+    Seq2SeqEncoder encoder(src.size(), embed, hiddens, layers, dropout);
+    Seq2SeqAttentionDecoder decoder(tgt.size(), embed, hiddens, layers, dropout);
+    EncoderDecoder net(encoder, decoder);
+    load_into(net, path, m);
+    translate_all(out, net, src, tgt, meta_int(m, "num_steps", path), sentences, nullptr);
+  } else if (kind == "transformer") {
+    refuse_variants(m, path, {"scoring", "pe"});
+    const Vocab src = vocab_of(m, "src_vocab", path), tgt = vocab_of(m, "tgt_vocab", path);
+    const int64_t h = meta_int(m, "num_hiddens", path), layers = meta_int(m, "num_layers", path),
+                  heads = meta_int(m, "num_heads", path), ffn = meta_int(m, "ffn_num_hiddens", path),
+                  key = meta_int(m, "key_size", path), query = meta_int(m, "query_size", path),
+                  value = meta_int(m, "value_size", path);
+    const float dropout = std::stof(meta(m, "dropout", path));
+    TransformerEncoder encoder(src.size(), key, query, value, h, {h}, h, ffn, heads, layers, dropout);
+    TransformerDecoder decoder(tgt.size(), key, query, value, h, {h}, h, ffn, heads, layers, dropout);
+    EncoderDecoder net(encoder, decoder);
+    load_into(net, path, m);
+    translate_all(out, net, src, tgt, meta_int(m, "num_steps", path), sentences, &encoder.attention_weights);
+  } else if (kind == "decomposable_attention") {
+    check(meta(m, "mask_pad", path) == "0", "crossover", path, ": a model with mask_pad=1 is an exercise's variant");
+    const Vocab vocab = vocab_of(m, "vocab", path);
+    const int64_t embed = meta_int(m, "embed_size", path), hiddens = meta_int(m, "num_hiddens", path);
+    DecomposableAttention net(vocab.size(), embed, hiddens, embed, 2 * embed, 2 * hiddens);
+    load_into(net, path, m);
+    net.eval();
+    NoGrad no_grad;
+    // The book's example, then pairs that reach the other labels and unknown words.
+    const std::vector<std::pair<std::string, std::string>> pairs = {
+        {"he is good .", "he is bad ."},
+        {"a man is playing a guitar .", "a man is playing music ."},
+        {"two dogs are running in a park .", "the cat is sleeping on a sofa ."},
+        {"a woman is sleeping .", "a woman is awake ."}};
+    out << "{\"results\":[";
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const std::vector<std::string> p = split_spaces(pairs[i].first), q = split_spaces(pairs[i].second);
+      auto row = [&vocab](const std::vector<std::string>& tokens) {
+        std::vector<float> ids;
+        for (int64_t id : vocab[tokens]) ids.push_back(static_cast<float>(id));
+        return tensor(ids, {1, static_cast<int64_t>(ids.size())});
+      };
+      const Tensor logits = net(row(p), row(q));
+      out << (i ? "," : "") << "\n{\"premise\":" << json_quote(pairs[i].first)
+                << ",\"hypothesis\":" << json_quote(pairs[i].second) << ",\"prediction\":"
+                << json_quote(predict_snli(net, vocab, p, q)) << ",\"logits\":" << json_tensor(logits)
+                << ",\"beta\":" << json_tensor(net.attend.beta_weights)
+                << ",\"alpha\":" << json_tensor(net.attend.alpha_weights) << "}";
+    }
+    out << "]}\n";
+  } else {
+    throw std::runtime_error("[crossover] " + path + ": model '" + kind +
+                             "' is none of nadaraya_watson, bahdanau_attention, transformer, decomposable_attention");
+  }
+}
+
+}  // namespace d2l
