@@ -84,6 +84,17 @@ Tensor OpCall::finish(Tensor y, BackwardFn backward) {
 
 Tensor OpCall::finish(Tensor y) { return finish(std::move(y), nullptr); }
 
+// --- what a node's backward reads and writes (core/engine/bookkeeping.cpp keeps the notes) ----
+// Input i's gradient buffer; null when it needs none or takes this node's gradient unchanged.
+float* Node::input_grad(size_t i) {
+  Node* in = inputs[i].get();
+  return in && in->requires_grad && !gets_grad_unchanged(*this, i) ? in->grad_data() : nullptr;
+}
+// Input i's data; null when the op did not save it for backward.
+const float* Node::input_data(size_t i) const { return saved_input(*this, i) ? inputs[i]->data.get() : nullptr; }
+// The last handle going may free data no backward will read.
+Tensor::~Tensor() { if (node_) free_unread_data(node_); }
+
 // --- the backward pass ---------------------------------------------------------------------
 
 void run_backward(const NodePtr& root) {

@@ -11,7 +11,6 @@
 //     return op.finish(y, [R, C](Node& node) { softmax_backward(node.input_grad(0), ...); });
 //   }
 //
-// finish() links y to its inputs when grad mode is on and some input requires a gradient.
 // The backward closure receives y's graph node; it must not capture a Tensor handle to y
 // itself (a shared_ptr cycle: the graph would never be freed).
 #pragma once
@@ -120,6 +119,9 @@ bool first_visit(Node& n, uint64_t pass);  // true the first time a backward pas
 bool made_without_grad(const Node& n);     // in a NoGrad, from tensors that require grad
 void add_identity_grads(Node& n);          // gradient_is_identity's inputs get n's gradient
 void free_graph_step(Node& n);             // retain_graph=False: n's closure and links go
+bool saved_input(const Node& n, size_t i);          // save_for_backward kept input i
+bool gets_grad_unchanged(const Node& n, size_t i);  // gradient_is_identity for input i
+void free_unread_data(const NodePtr& node);         // a handle going: free what no backward reads
 void record_gradient_leaves(const std::vector<NodePtr>& order);
 void check_not_freed(const Node& root);
 void check_input_not_freed(const Node& node, const Node& in);

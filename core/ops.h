@@ -2,7 +2,7 @@
 //
 // Each op checks its arguments (an error names the op and every shape involved), runs its
 // forward kernel (core/kernels/seam.h) and records its backward right beside it, in the
-// ops_*.cpp file named in each block below. Binary ops broadcast as PyTorch does (NumPy
+// core/ops/*.cpp file named in each block below. Binary ops broadcast as PyTorch does (NumPy
 // rules).
 #pragma once
 #include <vector>
@@ -19,7 +19,7 @@ int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);  // -1 -> ndim
 // stack), naming the shape in the error.
 int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op, int64_t extra = 0);
 
-// --- ops_elementwise.cpp -------------------------------------------------------------------
+// --- ops/elementwise.cpp --------------------------------------------------------------------
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
@@ -56,7 +56,7 @@ inline Tensor operator/(const Tensor& a, float s) { return mul(a, 1.0f / s); }
 inline Tensor operator/(float s, const Tensor& a) { return rdiv(s, a); }
 inline Tensor operator-(const Tensor& x) { return neg(x); }
 
-// --- ops_reduce.cpp ------------------------------------------------------------------------
+// --- ops/reduce.cpp -------------------------------------------------------------------------
 Tensor sum(const Tensor& x);                                   // all elements -> shape ()
 Tensor sum(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor mean(const Tensor& x);
@@ -65,7 +65,7 @@ Tensor max(const Tensor& x);                                   // gradient goes 
 Tensor max(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);  // indices as float, no grad
 
-// --- ops_shape.cpp -------------------------------------------------------------------------
+// --- ops/shape.cpp --------------------------------------------------------------------------
 Tensor reshape(const Tensor& x, Shape shape);                  // one entry may be -1
 Tensor permute(const Tensor& x, const std::vector<int64_t>& dims);
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
@@ -80,7 +80,7 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, int64_t dim);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);  // index holds integers
 Tensor embedding(const Tensor& weight, const Tensor& indices);  // (V, d) gathered by indices -> (..., d)
 
-// --- ops_matmul.cpp ------------------------------------------------------------------------
+// --- ops/matmul.cpp -------------------------------------------------------------------------
 // 2-D (n, k) x (k, m); or (..., n, k) x (k, m) as Linear needs for 3-D inputs.
 Tensor matmul(const Tensor& a, const Tensor& b);
 // torch.bmm: (B, n, k) x (B, k, m) -> (B, n, m). With trans_b, b is (B, m, k) and is read
@@ -90,7 +90,7 @@ Tensor bmm(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b 
 // it) plus bias (out,) if defined -> (..., out). One GEMM reading weight transposed.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
-// --- ops_softmax.cpp -----------------------------------------------------------------------
+// --- ops/softmax.cpp ------------------------------------------------------------------------
 Tensor softmax(const Tensor& x);       // over the last dim
 Tensor log_softmax(const Tensor& x);   // over the last dim
 // d2l.sequence_mask: X (batch, maxlen); entries at positions >= valid_len[b] become value.
@@ -99,7 +99,7 @@ Tensor sequence_mask(const Tensor& X, const Tensor& valid_len, float value = 0.0
 // softmax), 1-D (batch,) or 2-D (batch, no. of queries). Masked scores become -1e6.
 Tensor masked_softmax(const Tensor& X, const Tensor& valid_lens);
 
-// --- ops_attention.cpp ---------------------------------------------------------------------
+// --- ops/memory_efficient_attention.cpp ---------------------------------------------------
 // softmax(queries keysᵀ / √d, masked as masked_softmax masks) values, computed block by
 // block with an online softmax (10.7 ex. 5): the same result and gradients as
 // DotProductAttention without dropout, with memory linear in the sequence length.
@@ -108,7 +108,7 @@ Tensor masked_softmax(const Tensor& X, const Tensor& valid_lens);
 Tensor memory_efficient_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
                                   const Tensor& valid_lens = Tensor());
 
-// --- ops_nn.cpp ----------------------------------------------------------------------------
+// --- ops/nn.cpp -----------------------------------------------------------------------------
 // Inverted dropout: in training each element is zeroed with probability p and the rest
 // are scaled by 1/(1-p); outside training (or p == 0) it returns x itself.
 Tensor dropout(const Tensor& x, float p, bool training);
@@ -120,7 +120,7 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
 // returns the per-element loss with the labels' shape.
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels);
 
-// --- ops_compare.cpp -----------------------------------------------------------------------
+// --- ops/compare.cpp ------------------------------------------------------------------------
 // torch.eq, ne, lt, le, gt, ge: 1 where the comparison holds, else 0, as floats, broadcast
 // as the arithmetic ops are. No gradient flows through them (the result never requires
 // grad). NaN compares unequal to everything, itself included.

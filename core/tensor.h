@@ -145,11 +145,8 @@ struct Node {
   ~Node();                          // iterative: a deep chain must not recurse per node
 
   int64_t numel() const { return std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>()); }
-  // The gradient buffer of input i, zero-filled on first use, or nullptr when that input
-  // needs no gradient or receives this node's gradient unchanged (gradient_is_identity).
-  float* input_grad(size_t i);
-  // Input i's data if the op saved it for backward (OpCall::save_for_backward), else nullptr.
-  const float* input_data(size_t i) const;
+  float* input_grad(size_t i);              // what backward adds into, or null (core/autograd.cpp)
+  const float* input_data(size_t i) const;  // what the op saved for backward, or null
   const Shape& input_shape(size_t i) const { return inputs[i]->shape; }
   float* grad_data();               // this node's own gradient (allocated zeroed if absent)
 };

@@ -53,27 +53,19 @@ bool made_without_grad(const Node& n) { return n.book->made_without_grad; }
 // again, so it goes back to the allocator now rather than when backward frees the graph.
 // Not while a debug switch is on (the trace and numerics checks may look at any node), nor
 // once backward has run (the links it dropped are still counted).
-Tensor::~Tensor() {
-  if (!node_) return;
-  Node& n = *node_;
+void free_unread_data(const NodePtr& node) {
+  Node& n = *node;
   NodeBookkeeping& b = *n.book;
   if (!b.graph_links || b.data_readers || b.data_freed || !n.backward_fn || engine_hook) return;
-  if (node_.use_count() != static_cast<long>(b.graph_links) + 1) return;
+  if (node.use_count() != static_cast<long>(b.graph_links) + 1) return;
   n.data = Storage();
   b.data_freed = true;
 }
 
 // --- backward ---------------------------------------------------------------------------------
 
-const float* Node::input_data(size_t i) const {
-  return book->saved & input_bit(i) ? inputs[i]->data.get() : nullptr;
-}
-
-float* Node::input_grad(size_t i) {
-  Node* in = inputs[i].get();
-  if (!in || !in->requires_grad || (book->identity_grads & input_bit(i))) return nullptr;
-  return in->grad_data();
-}
+bool saved_input(const Node& n, size_t i) { return n.book->saved & input_bit(i); }
+bool gets_grad_unchanged(const Node& n, size_t i) { return n.book->identity_grads & input_bit(i); }
 
 // Input i's gradient += this node's, for the inputs whose gradient is this node's unchanged.
 // When input i has no gradient buffer yet, this node's buffer becomes it (backward drops

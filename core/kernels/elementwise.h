@@ -1,7 +1,6 @@
-// core/kernels/elementwise.h — the seam's kernels for element-wise math with NumPy
-// broadcasting, and the comparisons. Called in core/ops/elementwise.cpp and ops_compare.cpp;
-// plain loops in core/kernels/reference/elementwise.cpp, fast ones in core/kernels/fast/elementwise.cpp
-// (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
+// core/kernels/elementwise.h — the seam's kernels (seam.h) for element-wise math with NumPy
+// broadcasting, and the comparisons, called in core/ops/elementwise.cpp and compare.cpp;
+// plain loops in reference/elementwise.cpp, fast ones in fast/elementwise.cpp.
 #pragma once
 #include <cstdint>
 

@@ -1,6 +1,5 @@
-// core/kernels/softmax.h — the seam's kernels for softmax and the book's masked_softmax (10.3).
-// Called in core/ops/softmax.cpp; plain loops in core/kernels/reference/softmax.cpp, fast ones in
-// core/kernels/fast/softmax.cpp (conventions and the D2L_KERNEL macro: core/kernels/seam.h).
+// core/kernels/softmax.h — the seam's kernels (seam.h) for softmax and the book's masked_softmax
+// (10.3), called in core/ops/softmax.cpp; plain loops in reference/softmax.cpp, fast ones in fast/.
 #pragma once
 #include <cstdint>
 

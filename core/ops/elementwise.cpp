@@ -1,7 +1,5 @@
 // core/ops/elementwise.cpp — + - * / with NumPy broadcasting, and the unary math ops
-// (declared in core/ops.h).
-//
-// Each op: check, allocate, the forward kernel, then its backward recorded right under it.
+// (declared in core/ops.h). Each op: check, allocate, the forward kernel, then its backward recorded right under it.
 // The math of every function and its derivative is in the kernels (core/kernels/elementwise.h):
 // core/kernels/reference/elementwise.cpp writes each one out plainly.
 #include <algorithm>
