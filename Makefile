@@ -89,7 +89,7 @@ BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/benc
 
 # Keep chapter and tool objects (make would delete them as intermediates).
 .SECONDARY:
-.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run book figures data nli-set clean help FORCE
+.PHONY: all browser chapters tools test test-serial asan fuzz fuzz-run bench run book figures data nli-set clean help FORCE
 
 # Default: the library, every chapter program and every command-line tool.
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
@@ -202,9 +202,13 @@ bench: all $(BENCH_BIN)
 # (D2L_BOOK_TRACE, tools/d2l/cli/source_trace.h), and every PNG figure gets an SVG beside it.
 BOOK_RUN := $(BUILD)/book-run
 BOOK_OUT ?= out/book
+# The programs whose trained models the live panels run (tools/browser/) also save them:
+# --save $(BOOK_RUN)/<name>.safetensors (one more "saved ..." line in their output).
+BOOK_SAVE := bahdanau_attention transformer natural_language_inference_attention
 define book_run_one
-rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; \
-D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(ARGS) | tee $(BOOK_RUN)/$(1).log.part && \
+rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; save=; \
+case " $(BOOK_SAVE) " in *" $(1) "*) save="--save $(BOOK_RUN)/$(1).safetensors";; esac; \
+D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(ARGS) $$save | tee $(BOOK_RUN)/$(1).log.part && \
   mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && \
   printf '%s\n' 'tier: $(TIER)' 'arguments: $(if $(ARGS),$(ARGS),none: every program at its defaults)' "cores: $$(nproc)" \
     "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
@@ -217,8 +221,10 @@ run: $(CHAPTERS) $(BOOK_RUN)/args
 # The companion pages: $(BOOK_OUT)/index.html and one page per section (tools/programs/book/pages.h),
 # from each program's run, reused when it is newer than the program and had the same ARGS
 # (a fresh `make run`), else run again.
-book: $(CHAPTER_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book
-	@start=$$(date +%s%N); $(BUILD)/tools/book --runs $(BOOK_RUN) --out $(BOOK_OUT) && \
+# With emscripten the pages get their live panels (`make browser`, below).
+book: $(CHAPTER_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book browser
+	@start=$$(date +%s%N); $(BUILD)/tools/book --runs $(BOOK_RUN) --out $(BOOK_OUT) \
+	    $(if $(HAVE_EMXX),--engine $(BROWSER_JS)) && \
 	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $$(( ($$(date +%s%N) - start) / 1000000 )) ms)"
 $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 	@echo "== $<"; $(call book_run_one,$*)
@@ -226,6 +232,44 @@ $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 $(BOOK_RUN)/args: FORCE
 	@mkdir -p $(dir $@); echo '$(ARGS)' | cmp -s - $@ || echo '$(ARGS)' >$@
 FORCE:
+
+# The engine for the companion pages' live panels (tools/browser/): the reference tier on one
+# thread, compiled by emscripten (em++; tools/scripts/install_deps.sh --browser) into one
+# script with the WebAssembly embedded (SINGLE_FILE), which pages opened from file:// can
+# load. Its own build folder: another compiler, so no object is shared. Without em++ the
+# target says so and `make book` writes the pages without the panels.
+EMXX         ?= em++
+BROWSER      := build-browser
+BROWSER_JS   := $(BROWSER)/d2l_engine.js
+HAVE_EMXX    := $(shell command -v $(EMXX) 2>/dev/null)
+BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*.cpp core/io/*.cpp core/debug/*.cpp \
+                  core/kernels/reference/*.cpp layers/*.cpp tools/d2l/data/*.cpp tools/d2l/train/*.cpp \
+                  tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp
+BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp,$(BROWSER_SRC))
+BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
+# -fexceptions: the engine's errors are exceptions, which emscripten otherwise turns into aborts.
+# stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.
+EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fexceptions \
+                -DD2L_FAST=0 -DD2L_REFERENCE_ONLY=1
+EMLINK       := -O2 -fexceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
+                -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS \
+                -sEXPORTED_FUNCTIONS=_d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli
+# emscripten's JS optimiser runs on Node.js and needs Debian's acorn when Node is not Debian's.
+EMENV        := NODE_PATH=$${NODE_PATH:-/usr/share/nodejs}
+$(BROWSER)/include/stb:
+	@mkdir -p $(dir $@) && ln -sfn /usr/include/stb $@
+$(BROWSER)/obj/%.o: %.cpp | $(BROWSER)/include/stb
+	@mkdir -p $(dir $@)
+	$(call say,EMXX,$<)
+	$(Q)$(EMENV) $(EMXX) $(EMFLAGS) -c $< -o $@
+$(BROWSER_JS): $(BROWSER_OBJ)
+	$(call say,EMLINK,$@)
+	$(Q)rm -f $(BROWSER)/libd2l.a && $(EMENV) emar rcs $(BROWSER)/libd2l.a $(filter-out %/tools/browser/api.o,$^)
+	$(Q)$(EMENV) $(EMXX) $(EMLINK) $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/libd2l.a -o $@
+	@echo "[make] $@: $$(stat -c %s $@) bytes"
+browser: $(if $(HAVE_EMXX),$(BROWSER_JS))
+	$(if $(HAVE_EMXX),,@echo "[make] no $(EMXX) (emscripten): the pages get no live panels (bash tools/scripts/install_deps.sh --browser installs it)")
+-include $(wildcard $(BROWSER)/obj/*.d $(BROWSER)/obj/*/*.d $(BROWSER)/obj/*/*/*.d $(BROWSER)/obj/*/*/*/*.d)
 
 # One chapter program: make run-transformer, make run-transformer ARGS="--quick".
 $(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
