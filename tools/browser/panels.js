@@ -101,9 +101,9 @@
         el("path", { d: d, fill: "none", stroke: c, "stroke-width": 1.5, "stroke-dasharray": s.style === "--" ? "6 3" : "none" }, svg);
       }
       if (s.label) {
-        el("line", { x1: L + pw - 120, y1: ly - 4, x2: L + pw - 100, y2: ly - 4, stroke: c, "stroke-width": 2,
+        el("line", { x1: L + pw - 150, y1: ly - 4, x2: L + pw - 130, y2: ly - 4, stroke: c, "stroke-width": 2,
                      "stroke-dasharray": s.style === "--" ? "6 3" : "none" }, svg);
-        el("text", { x: L + pw - 95, y: ly }, svg, s.label);
+        el("text", { x: L + pw - 125, y: ly }, svg, s.label);
         ly += 15;
       }
     });
@@ -185,7 +185,8 @@
       for (let i = 0; i < rows.length; ++i) lines.push(r.weights.data.slice(i * cols, (i + 1) * cols).map((v) => v.toFixed(4)).join(" "));
       document.getElementById("live-softmax").textContent = lines.join("\n");
       figure(out, "masked_softmax: row i keeps its first valid[i] scores.", heatmap(tensorMaps(r.weights), { xlabel: "Keys", ylabel: "Queries", hover }));
-      const s = call("d2l_scoring", ["string", "string", "number", "number"], [q.get("keys"), q.get("query"), Number(q.get("len")), 0]);
+      const list = (k) => JSON.stringify(q.get(k).split(/[\s,;]+/).filter((x) => x).map(Number));
+      const s = call("d2l_scoring", ["string", "string", "number", "number"], [list("keys"), list("query"), Number(q.get("len")), 0]);
       figure(out, "The same keys scored two ways: additive (top) and scaled dot-product (bottom); outputs " +
              s.additive_out.data.map((v) => v.toFixed(2)).join(" ") + " and " + s.dot_out.data.map((v) => v.toFixed(2)).join(" ") + ".",
              heatmap(tensorMaps(s.additive, ["additive"]).concat(tensorMaps(s.dot, ["scaled dot-product"])), { xlabel: "Keys", hover }));
@@ -271,6 +272,7 @@
           run(p, q);
         });
         if (own || p.dataset.autorun === "1") run(p, read());
+        if (own) p.scrollIntoView();  // a link to the panel's state shows the panel
       }
     }, (e) => {
       for (const p of panels) p.querySelector(".live-error").textContent = "the engine did not start: " + e;
