@@ -144,7 +144,8 @@ $(TEST_BIN): $(TEST_OBJ) $(PROG_PRIV_OBJ) $(LIB)
 # The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
 # closing "N passed, N failed[, N skipped]" line.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
-test: $(if $(SUITES),$(LIB) $(CLI_TOOLS),all) $(TEST_BIN)
+# (With emscripten, the whole suite's test of the pages' live panels needs the browser engine.)
+test: $(if $(SUITES),$(LIB) $(CLI_TOOLS),all browser) $(TEST_BIN)
 	@echo "[make] running $(TEST_BIN)$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
 	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) \
 	    >$(TEST_LOG) 2>&1; rc=$$?; \
@@ -292,7 +293,7 @@ nli-set: $(BUILD)/tools/nli_set
 
 # Every build folder the targets above write (out/ and data/ are kept).
 clean:
-	rm -rf build build-serial build-asan build-fuzz build-ref build-ref-serial build-ref-asan
+	rm -rf build build-serial build-asan build-fuzz build-ref build-ref-serial build-ref-asan build-browser
 
 # The targets and switches, with the switches' current values.
 help:
@@ -302,7 +303,9 @@ help:
 	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax)"
 	@echo "  make run          every chapter program in turn"
 	@echo "  make run-NAME     one chapter program, NAME one of: $(CHAPTER_NAMES)"
-	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run)"
+	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run); with"
+	@echo "                    emscripten, each section's live panel runs the engine in the page"
+	@echo "  make browser      the engine for the live panels, $(BROWSER_JS) (em++, reference tier)"
 	@echo "  make figures      the example figures of tools/d2l/figures/README.md into BUILD/figures/"
 	@echo "  make test-serial  the suite from a build without OpenMP (BUILD-serial/)"
 	@echo "  make asan         the suite under AddressSanitizer + UBSan (BUILD-asan/)"
