@@ -31,9 +31,13 @@
   // maps: [{rows, cols, data (row-major), title}], one shared colour scale; opt: xnames,
   // ynames, xlabel, ylabel, cmap, hover (a <p> for the value under the pointer).
   function heatmap(maps, opt) {
-    const cell = Math.max(6, Math.min(28, Math.floor(260 / Math.max(maps[0].cols, maps[0].rows))));
+    // Square cells up to 28 px while a map fits 600 x 400 px; beyond, each axis shrinks alone.
+    const fit = (n, room) => Math.max(0.5, Math.min(28, room / n));
+    const cw = fit(maps[0].cols, 600 / maps.length), ch = fit(maps[0].rows, 400);
     const left = opt.ynames ? 90 : 50, top = 26, gap = 30;
-    const w = maps[0].cols * cell, h = maps[0].rows * cell, bottom = opt.xnames ? 80 : 44;
+    // Room under the maps for the key names, written at 60 degrees, then the axis label.
+    const longest = Math.max(2, ...(opt.xnames || [String(maps[0].cols)]).map((t) => t.length));
+    const w = maps[0].cols * cw, h = maps[0].rows * ch, bottom = 24 + Math.ceil(longest * 6.2 * 0.87);
     const width = left + maps.length * (w + gap) + 60, height = top + h + bottom;
     const svg = el("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, class: "live-svg" });
     let lo = Infinity, hi = -Infinity;
@@ -45,7 +49,7 @@
       for (let r = 0; r < m.rows; ++r)
         for (let c = 0; c < m.cols; ++c) {
           const v = m.data[r * m.cols + c];
-          const rect = el("rect", { x: x0 + c * cell, y: top + r * cell, width: cell, height: cell,
+          const rect = el("rect", { x: x0 + c * cw, y: top + r * ch, width: cw, height: ch,
                                     fill: color(opt.cmap || "Reds", (v - lo) / (hi - lo)) }, svg);
           const label = (opt.ynames ? opt.ynames[r] : r) + " \u00d7 " + (opt.xnames ? opt.xnames[c] : c) + ": " + fmt(v);
           el("title", {}, rect, label);
@@ -53,7 +57,7 @@
         }
       el("rect", { x: x0, y: top, width: w, height: h, fill: "none", stroke: "#000", "stroke-width": 0.8 }, svg);
       const names = (list, n, vertical) => {
-        const step = Math.max(1, Math.ceil(12 / cell));
+        const cell = vertical ? ch : cw, step = Math.max(1, Math.ceil(12 / cell));
         for (let i = 0; i < n; i += step) {
           const t = list ? list[i] : String(i);
           if (vertical) el("text", { x: x0 - 4, y: top + (i + 0.5) * cell + 4, "text-anchor": "end" }, svg, t);
@@ -217,7 +221,7 @@
                plot([{ x: r.losses.map((_, i) => i + 1), y: r.losses, style: "-" }], { xlabel: "epoch", ylabel: "loss" }));
         figure(out, "The trained model's attention weights.", heatmap(tensorMaps(r.param_weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
       }
-      return (epochs ? "trained and drawn" : "computed") + " in " + r.ms.toFixed(1) + " ms";
+      return (epochs ? "trained" : "computed") + " in " + r.ms.toFixed(1) + " ms";
     },
     nli(p, q, out, hover) {
       model("natural_language_inference_attention");

@@ -51,9 +51,10 @@ std::string LivePanels::section(const std::string& name) {
   const fs::path panel = fs::path(opt_.root) / "tools/browser/panels" / (name + ".html");
   if (!fs::exists(panel)) return "";
   if (opt_.engine.empty() || !fs::exists(opt_.engine))
-    return note("the engine was not compiled for the browser (" + escape(opt_.engine.empty() ? "no engine given"
-                                                                                          : opt_.engine + " is missing") +
-                "; <code>make book</code> builds it when emscripten is installed: <code>bash "
+    return note("it runs the engine compiled for the browser, " +
+                (opt_.engine.empty() ? std::string("which these pages were written without")
+                                     : escape(opt_.engine) + ", which is missing") +
+                ": <code>make book</code> builds it when emscripten is installed (<code>bash "
                 "tools/scripts/install_deps.sh --browser</code>).");
   const std::string html = read_bytes(panel);
   std::string scripts;
