@@ -89,7 +89,7 @@ BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/benc
 
 # Keep chapter and tool objects (make would delete them as intermediates).
 .SECONDARY:
-.PHONY: all chapters tools test test-serial asan fuzz fuzz-run bench run book figures data nli-set clean help FORCE
+.PHONY: all browser chapters tools test test-serial asan fuzz fuzz-run bench run book figures data nli-set clean help FORCE
 
 # Default: the library, every chapter program and every command-line tool.
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
@@ -144,7 +144,8 @@ $(TEST_BIN): $(TEST_OBJ) $(PROG_PRIV_OBJ) $(LIB)
 # The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
 # closing "N passed, N failed[, N skipped]" line.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
-test: $(if $(SUITES),$(LIB) $(CLI_TOOLS),all) $(TEST_BIN)
+# (With emscripten, the whole suite's test of the pages' live panels needs the browser engine.)
+test: $(if $(SUITES),$(LIB) $(CLI_TOOLS),all browser) $(TEST_BIN)
 	@echo "[make] running $(TEST_BIN)$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
 	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) \
 	    >$(TEST_LOG) 2>&1; rc=$$?; \
@@ -202,9 +203,13 @@ bench: all $(BENCH_BIN)
 # (D2L_BOOK_TRACE, tools/d2l/cli/source_trace.h), and every PNG figure gets an SVG beside it.
 BOOK_RUN := $(BUILD)/book-run
 BOOK_OUT ?= out/book
+# The programs whose trained models the live panels run (tools/browser/) also save them:
+# --save $(BOOK_RUN)/<name>.safetensors (one more "saved ..." line in their output).
+BOOK_SAVE := bahdanau_attention transformer natural_language_inference_attention
 define book_run_one
-rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; \
-D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(ARGS) | tee $(BOOK_RUN)/$(1).log.part && \
+rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; save=; \
+case " $(BOOK_SAVE) " in *" $(1) "*) save="--save $(BOOK_RUN)/$(1).safetensors";; esac; \
+D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(ARGS) $$save | tee $(BOOK_RUN)/$(1).log.part && \
   mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && \
   printf '%s\n' 'tier: $(TIER)' 'arguments: $(if $(ARGS),$(ARGS),none: every program at its defaults)' "cores: $$(nproc)" \
     "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
@@ -217,8 +222,10 @@ run: $(CHAPTERS) $(BOOK_RUN)/args
 # The companion pages: $(BOOK_OUT)/index.html and one page per section (tools/programs/book/pages.h),
 # from each program's run, reused when it is newer than the program and had the same ARGS
 # (a fresh `make run`), else run again.
-book: $(CHAPTER_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book
-	@start=$$(date +%s%N); $(BUILD)/tools/book --runs $(BOOK_RUN) --out $(BOOK_OUT) && \
+# With emscripten the pages get their live panels (`make browser`, below).
+book: $(CHAPTER_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book browser
+	@start=$$(date +%s%N); $(BUILD)/tools/book --runs $(BOOK_RUN) --out $(BOOK_OUT) \
+	    $(if $(HAVE_EMXX),--engine $(BROWSER_JS)) && \
 	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $$(( ($$(date +%s%N) - start) / 1000000 )) ms)"
 $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 	@echo "== $<"; $(call book_run_one,$*)
@@ -226,6 +233,44 @@ $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 $(BOOK_RUN)/args: FORCE
 	@mkdir -p $(dir $@); echo '$(ARGS)' | cmp -s - $@ || echo '$(ARGS)' >$@
 FORCE:
+
+# The engine for the companion pages' live panels (tools/browser/): the reference tier on one
+# thread, compiled by emscripten (em++; tools/scripts/install_deps.sh --browser) into one
+# script with the WebAssembly embedded (SINGLE_FILE), which pages opened from file:// can
+# load. Its own build folder: another compiler, so no object is shared. Without em++ the
+# target says so and `make book` writes the pages without the panels.
+EMXX         ?= em++
+BROWSER      := build-browser
+BROWSER_JS   := $(BROWSER)/d2l_engine.js
+HAVE_EMXX    := $(shell command -v $(EMXX) 2>/dev/null)
+BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*.cpp core/io/*.cpp core/debug/*.cpp \
+                  core/kernels/reference/*.cpp layers/*.cpp tools/d2l/data/*.cpp tools/d2l/train/*.cpp \
+                  tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp
+BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp,$(BROWSER_SRC))
+BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
+# -fexceptions: the engine's errors are exceptions, which emscripten otherwise turns into aborts.
+# stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.
+EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fexceptions \
+                -DD2L_FAST=0 -DD2L_REFERENCE_ONLY=1
+EMLINK       := -O2 -fexceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
+                -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS \
+                -sEXPORTED_FUNCTIONS=_d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli
+# emscripten's JS optimiser runs on Node.js and needs Debian's acorn when Node is not Debian's.
+EMENV        := NODE_PATH=$${NODE_PATH:-/usr/share/nodejs}
+$(BROWSER)/include/stb:
+	@mkdir -p $(dir $@) && ln -sfn /usr/include/stb $@
+$(BROWSER)/obj/%.o: %.cpp | $(BROWSER)/include/stb
+	@mkdir -p $(dir $@)
+	$(call say,EMXX,$<)
+	$(Q)$(EMENV) $(EMXX) $(EMFLAGS) -c $< -o $@
+$(BROWSER_JS): $(BROWSER_OBJ)
+	$(call say,EMLINK,$@)
+	$(Q)rm -f $(BROWSER)/libd2l.a && $(EMENV) emar rcs $(BROWSER)/libd2l.a $(filter-out %/tools/browser/api.o,$^)
+	$(Q)$(EMENV) $(EMXX) $(EMLINK) $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/libd2l.a -o $@
+	@echo "[make] $@: $$(stat -c %s $@) bytes"
+browser: $(if $(HAVE_EMXX),$(BROWSER_JS))
+	$(if $(HAVE_EMXX),,@echo "[make] no $(EMXX) (emscripten): the pages get no live panels (bash tools/scripts/install_deps.sh --browser installs it)")
+-include $(wildcard $(BROWSER)/obj/*.d $(BROWSER)/obj/*/*.d $(BROWSER)/obj/*/*/*.d $(BROWSER)/obj/*/*/*/*.d)
 
 # One chapter program: make run-transformer, make run-transformer ARGS="--quick".
 $(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
@@ -248,7 +293,7 @@ nli-set: $(BUILD)/tools/nli_set
 
 # Every build folder the targets above write (out/ and data/ are kept).
 clean:
-	rm -rf build build-serial build-asan build-fuzz build-ref build-ref-serial build-ref-asan
+	rm -rf build build-serial build-asan build-fuzz build-ref build-ref-serial build-ref-asan build-browser
 
 # The targets and switches, with the switches' current values.
 help:
@@ -258,7 +303,9 @@ help:
 	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax)"
 	@echo "  make run          every chapter program in turn"
 	@echo "  make run-NAME     one chapter program, NAME one of: $(CHAPTER_NAMES)"
-	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run)"
+	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run); with"
+	@echo "                    emscripten, each section's live panel runs the engine in the page"
+	@echo "  make browser      the engine for the live panels, $(BROWSER_JS) (em++, reference tier)"
 	@echo "  make figures      the example figures of tools/d2l/figures/README.md into BUILD/figures/"
 	@echo "  make test-serial  the suite from a build without OpenMP (BUILD-serial/)"
 	@echo "  make asan         the suite under AddressSanitizer + UBSan (BUILD-asan/)"

@@ -108,9 +108,9 @@ BOOST_AUTO_TEST_CASE(install_deps_all_installed_needs_no_root) {
   BOOST_TEST(contains(out2, "all 15 packages already installed"), out2);
   const auto [rc3, out3] = sys.run("--browser");
   BOOST_TEST(rc3 == 0, out3);
-  BOOST_TEST(contains(out3, "all 13 packages already installed: g++ make libboost-test-dev libstb-dev "
+  BOOST_TEST(contains(out3, "all 14 packages already installed: g++ make libboost-test-dev libstb-dev "
                             "fonts-dejavu-core graphviz curl unzip ca-certificates zip chromium python3 "
-                            "fonts-wqy-microhei"), out3);
+                            "fonts-wqy-microhei emscripten"), out3);
 }
 
 BOOST_AUTO_TEST_CASE(install_deps_names_missing_and_the_apt_get_line) {

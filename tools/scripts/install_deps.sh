@@ -9,7 +9,9 @@
 #   bash tools/scripts/install_deps.sh --fuzz     also clang and its libFuzzer runtime (`make fuzz`)
 #   bash tools/scripts/install_deps.sh --browser  also Chromium, python3 and a Chinese font, for the
 #                                                 suite's check of the companion pages (`make book`)
-#                                                 in a headless browser (skipped without them)
+#                                                 in a headless browser (skipped without them), and
+#                                                 emscripten, which compiles the engine for the pages'
+#                                                 live panels (`make browser`)
 #   bash tools/scripts/install_deps.sh --check    only check, never install (exit 1 if any is missing)
 #
 # It first asks dpkg which of the packages are installed. When all are, it says so and exits
@@ -23,7 +25,7 @@ for arg in "$@"; do
   case "$arg" in
     --bench) pkgs+=(libopenblas-dev python3-torch time) ;;
     --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
-    --browser) pkgs+=(chromium python3 fonts-wqy-microhei) ;;
+    --browser) pkgs+=(chromium python3 fonts-wqy-microhei emscripten) ;;
     --check) check_only=1 ;;
     *) echo "usage: $0 [--bench] [--fuzz] [--browser] [--check]" >&2; exit 2 ;;
   esac

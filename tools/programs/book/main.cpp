@@ -15,12 +15,14 @@ int main(int argc, char** argv) {
   args.add_string("runs", "build/book-run", "the runs: <name>.log, <name>.trace, settings.txt", "DIR");
   args.add_string("out", "out/book", "where the pages go (created)", "DIR");
   args.add_string("root", ".", "the repository (chapters/, layers/, README.md)", "DIR");
+  args.add_string("engine", "", "the engine compiled for the browser (make browser): the sections' live panels", "FILE");
   args.parse_or_exit(argc, argv);
   return d2l::run_reporting_errors([&] {
     d2l::book::BookOptions opt;
     opt.runs = args.get_string("runs");
     opt.out = args.get_string("out");
     opt.root = args.get_string("root");
+    opt.engine = args.get_string("engine");
     const int pages = d2l::book::write_book(opt);
     std::printf("wrote %s/index.html and %d section pages\n", opt.out.c_str(), pages);
     return 0;

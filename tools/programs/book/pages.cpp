@@ -15,6 +15,7 @@
 
 #include "core/io/files.h"
 #include "tools/programs/book/html.h"
+#include "tools/programs/book/live_panels.h"
 
 namespace fs = std::filesystem;
 
@@ -246,13 +247,15 @@ std::string inline_md(const std::string& md) {  // `code` and **bold** in a READ
 
 class Writer {
  public:
-  explicit Writer(const BookOptions& opt) : opt_(opt), root_(opt.root), out_(opt.out) {}
+  explicit Writer(const BookOptions& opt)
+      : opt_(opt), root_(opt.root), out_(opt.out), live_({opt.root, opt.runs, opt.out, opt.engine}) {}
 
   int run() {
     load();
     fs::create_directories(out_ / "figures");
     for (size_t i = 0; i < sections_.size(); ++i) write_section(i);
     write_index();
+    live_.finish();
     return static_cast<int>(sections_.size());
   }
 
@@ -409,6 +412,7 @@ class Writer {
       }
       body += "</section>\n";
     }
+    body += live_.section(s.name);  // the section's live panel, after its output
     std::string sources;
     for (size_t k = 0; k < s.sources.size(); ++k)
       sources += "<section id=\"" + file_anchor(s.sources[k]) + "\">\n<h3>" + escape(s.sources[k]) + "</h3>\n" +
@@ -521,6 +525,7 @@ class Writer {
   BookOptions opt_;
   fs::path root_, out_;
   std::vector<Section> sections_;
+  LivePanels live_;
   std::map<std::string, std::vector<std::string>> files_;
   std::vector<std::pair<std::string, std::string>> settings_;
 };

@@ -26,6 +26,7 @@ struct BookOptions {
   std::string runs = "build/book-run";  // the logs and traces (the Makefile's run rule)
   std::string out = "out/book";
   std::string root = ".";               // the repository: chapters/, layers/, README.md
+  std::string engine;                   // the live panels' engine (live_panels.h); "": none
 };
 
 // Writes the pages; returns the number of section pages. Throws std::runtime_error naming

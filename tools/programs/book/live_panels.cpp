@@ -1,0 +1,89 @@
+// tools/programs/book/live_panels.cpp — a section's live panel and the files it loads
+// (tools/programs/book/live_panels.h).
+#include "tools/programs/book/live_panels.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/io/files.h"
+#include "tools/programs/book/html.h"
+
+namespace fs = std::filesystem;
+
+namespace d2l::book {
+
+namespace {
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("book: cannot read " + p.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string base64(const std::string& bytes) {
+  static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) v |= static_cast<uint8_t>(bytes[i + 2]);
+    out += digits[v >> 18];
+    out += digits[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? digits[(v >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? digits[v & 63] : '=';
+  }
+  return out;
+}
+
+std::string note(const std::string& why) {
+  return "<section class=\"live-missing\"><p><b>\xE8\xAF\x95\xE4\xB8\x80\xE8\xAF\x95 / Live panel:</b> not on this "
+         "page: " + why + "</p></section>\n";  // 试一试
+}
+
+}  // namespace
+
+std::string LivePanels::section(const std::string& name) {
+  const fs::path panel = fs::path(opt_.root) / "tools/browser/panels" / (name + ".html");
+  if (!fs::exists(panel)) return "";
+  if (opt_.engine.empty() || !fs::exists(opt_.engine))
+    return note("it runs the engine compiled for the browser, " +
+                (opt_.engine.empty() ? std::string("which these pages were written without")
+                                     : escape(opt_.engine) + ", which is missing") +
+                ": <code>make book</code> builds it when emscripten is installed (<code>bash "
+                "tools/scripts/install_deps.sh --browser</code>).");
+  const std::string html = read_bytes(panel);
+  std::string scripts;
+  // A panel that runs a trained model names it: data-model="<chapter>", whose run saved it.
+  const std::string key = "data-model=\"";
+  if (const size_t at = html.find(key); at != std::string::npos) {
+    const std::string model = html.substr(at + key.size(), html.find('"', at + key.size()) - at - key.size());
+    const fs::path weights = fs::path(opt_.runs) / (model + ".safetensors");
+    if (!fs::exists(weights))
+      return note("the run saved no weights (" + escape(weights.string()) +
+                  " is missing; <code>make book</code> runs the program with <code>--save</code>).");
+    const std::string js = "d2l_weights_" + model + ".js";
+    write_file_atomically((fs::path(opt_.out) / js).string(),
+                          "(window.D2L_WEIGHTS = window.D2L_WEIGHTS || {})[\"" + model + "\"] = \"" +
+                              base64(read_bytes(weights)) + "\";\n",
+                          "book");
+    scripts += "<script src=\"" + js + "\"></script>\n";
+  }
+  used_ = true;
+  return "<link rel=\"stylesheet\" href=\"panels.css\"/>\n" + html + scripts +
+         "<script src=\"d2l_engine.js\"></script>\n<script src=\"panels.js\"></script>\n";
+}
+
+void LivePanels::finish() const {
+  if (!used_) return;
+  const fs::path out(opt_.out), browser = fs::path(opt_.root) / "tools/browser";
+  write_file_atomically((out / "d2l_engine.js").string(), read_bytes(opt_.engine), "book");
+  for (const char* f : {"panels.js", "panels.css"})
+    write_file_atomically((out / f).string(), read_bytes(browser / f), "book");
+}
+
+}  // namespace d2l::book
