@@ -47,6 +47,9 @@ else
   TIER := fast tier, GEMM micro-kernel $(if $(findstring __AVX512F__,$(ISA)),AVX-512,$(if $(and $(findstring __AVX2__,$(ISA)),$(findstring __FMA__,$(ISA))),AVX2,portable))
 endif
 $(BUILD)/obj/core/kernels/seam.o: CXXFLAGS += -DD2L_FAST=$(FAST)
+# The chapter programs find the repository's data from any directory (tools/d2l/data/data_root.h);
+# the last place they look is the repository they were built from.
+$(OBJ)/tools/d2l/data/data_root.o: CXXFLAGS += -DD2L_SOURCE_ROOT='"$(CURDIR)"'
 ifeq ($(FAST)$(if $(DEFAULT_FLAGS),:shared),0:shared)
   OBJ := build/obj
 else

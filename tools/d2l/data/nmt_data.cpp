@@ -31,6 +31,14 @@ DataSource resolve_nmt_data(const std::string& cli_path, const std::string& root
   const std::string made = (std::filesystem::path(root) / kMakeData).lexically_normal().string();
   if (file_exists(made)) return {made, made + " (the book's corpus, from `make data`)"};
   const std::string bundled = (std::filesystem::path(root) / kBundled).lexically_normal().string();
+  if (!file_exists(bundled)) {
+    std::string tried;
+    for (const std::string& d : data_root_candidates()) tried += (tried.empty() ? "" : ", ") + d;
+    check(false, "resolve_nmt_data", "neither ", made, " nor the bundled ", bundled,
+          " found. HINT: the bundled corpus lives in the repository's chapters/data/; run the program from "
+          "the repository or set D2L_ROOT to it (looked for chapters/data/ in: ", tried,
+          "), or pass --data PATH/TO/fra.txt; `make data` downloads the book's corpus into data/fra-eng/");
+  }
   return {bundled, bundled + " (small corpus bundled with the repo; `make data` fetches the book's)"};
 }
 
