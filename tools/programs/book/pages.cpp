@@ -123,7 +123,8 @@ const char* const kStyle =
     ".wide{overflow-x:auto;max-width:100%}"
     "table{border-collapse:collapse;font-size:.88rem;margin:.6rem 0}"
     "td,th{border:1px solid #ddd;padding:.3rem .5rem;vertical-align:top;text-align:left}th{background:#f3f3f3}"
-    "td code{white-space:nowrap}code{background:#f3f3f3;padding:0 .2rem;overflow-wrap:anywhere}";
+    ".nw{white-space:nowrap}ul.map{list-style:none;padding:0}ul.map li{margin:.5rem 0}ul.map .meta{font-size:.85rem;color:#555}"
+    "table.ex td:first-child{white-space:nowrap}code{background:#f3f3f3;padding:0 .2rem;overflow-wrap:anywhere}";
 
 std::string page_head(const std::string& title) {
   return "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"zh-Hans\">\n<head>\n"
@@ -317,7 +318,8 @@ class Writer {
       Section s{info, std::move(*run), {}, {}};
       for (const ExerciseInfo& e : exercises())
         if (e.section == info.number) {
-          const std::string cmd = "build/chapters/" + e.program + (e.args.empty() ? "" : " " + e.args);
+          const std::string cmd =
+              "build/chapters/" + e.program + (e.args.empty() ? "" : " " + e.args) + program_arguments_of(runs);
           s.exercises.push_back({e, e.same_run_as ? std::nullopt : read_run("exercises/" + e.id(), cmd)});
         }
       collect_sources(s);
@@ -386,17 +388,26 @@ class Writer {
     const std::string base = png.filename().string();
     const std::string rel = "figures/" + s.info.program + "/" + std::to_string(index) + "-" + base;
     std::string html = "<figure id=\"fig-" + std::to_string(index) + "\">\n";
-    if (fs::exists(svg)) {
-      html += inline_svg(read_text(svg), "f" + std::to_string(index) + "-", base) + "\n";
+    // Inline SVG (its cells' tooltips work) while the page stays small enough for a phone;
+    // a big SVG (a heatmap of thousands of cells) or one past the page's budget is shown as
+    // its PNG, the SVG beside it as a file.
+    const std::string svg_text = fs::exists(svg) ? read_text(svg) : "";
+    const bool inline_it = !svg_text.empty() && (!fs::exists(png) || (svg_text.size() <= kMaxInlineSvg &&
+                                                                       inlined_ + svg_text.size() <= kPageSvgBudget));
+    const std::string svg_rel = fs::path(rel).replace_extension(".svg").string();
+    fs::create_directories(out_ / "figures" / s.info.program);
+    if (inline_it) {
+      inlined_ += svg_text.size();
+      html += inline_svg(svg_text, "f" + std::to_string(index) + "-", base) + "\n";
     } else {
       html += "<img src=\"" + escape(rel) + "\" alt=\"" + escape(base) + "\"/>\n";
+      if (!svg_text.empty()) write_file_atomically((out_ / svg_rel).string(), svg_text, "book");
     }
-    if (fs::exists(png)) {
-      fs::create_directories(out_ / "figures" / s.info.program);
-      write_file_atomically((out_ / rel).string(), read_text(png), "book");
-    }
+    if (fs::exists(png)) write_file_atomically((out_ / rel).string(), read_text(png), "book");
     html += "<figcaption>" + escape(f.path);
-    if (fs::exists(png)) html += " \xC2\xB7 <a href=\"" + escape(rel) + "\">PNG</a>";
+    if (fs::exists(png) && inline_it) html += " \xC2\xB7 <a href=\"" + escape(rel) + "\">PNG</a>";
+    if (!inline_it && !svg_text.empty())
+      html += " \xC2\xB7 <a href=\"" + escape(svg_rel) + "\">SVG (hover over a cell for its value)</a>";
     if (f.at != nullptr && has_source(s, f.at->file)) {
       const LineRange r = figure_range(source(f.at->file), f.at->line);
       mark(s, f.at->file, r, marks);
@@ -453,8 +464,8 @@ class Writer {
   // The section's code as the book runs it: the program at its defaults.
   std::string section_output(const Section& s, int& figure_index, Marks& marks) {
     return "<h2 id=\"output\">\xE8\xBE\x93\xE5\x87\xBA <span class=\"en\">/ Output</span></h2>\n"  // 输出
-           "<p>What <code>" + escape(s.run.command) + "</code> printed, in the book's order, split at its "
-           "banners (each names the book's subsection), with its figures.</p>\n<pre class=\"cmd\">" +
+           "<p>What the section's program printed, in the book's order, split at its banners (each names the "
+           "book's subsection), with its figures:</p>\n<pre class=\"cmd\">" +
            escape(s.run.command) + "</pre>\n" + run_output(s, s.run, "out", "h3", figure_index, marks);
   }
 
@@ -506,6 +517,7 @@ class Writer {
 
   void write_section(size_t i) {
     const Section& s = sections_[i];
+    inlined_ = 0;
     Marks marks;
     for (const std::string& f : s.sources) marks.emplace_back(source(f).size(), false);
     int figure_index = 0;
@@ -518,23 +530,25 @@ class Writer {
 
   // ---- the index ------------------------------------------------------------------------------
 
+  // The sections in the book's order: each links to its page and to the book online.
   std::string section_map() const {
-    std::string map = "<div class=\"wide\"><table>\n<tr><th>section</th><th>page</th><th>the book</th></tr>\n";
+    std::string map = "<ul class=\"map\">\n";
     for (const Section& s : sections_)
-      map += "<tr><td>" + escape(s.info.number + " " + s.info.zh) +
-             (s.info.en != s.info.zh ? "<br/>" + escape(s.info.en) : "") + "</td><td><a href=\"" + s.info.program +
-             ".html\">" + escape(s.info.program) + "</a><br/>" + std::to_string(s.exercises.size()) + " " + kLian +
-             "</td><td><a href=\"" + escape(s.info.url) + "\">zh.d2l.ai</a></td></tr>\n";
-    return map + "</table></div>\n";
+      map += "<li><a href=\"" + s.info.program + ".html\"><b>" + escape(s.info.number) + "</b> " + escape(s.info.zh) +
+             (s.info.en != s.info.zh ? " <span class=\"en\">/ " + escape(s.info.en) + "</span>" : "") + "</a><br/>" +
+             "<span class=\"meta\">" + std::to_string(s.exercises.size()) + " " + kLian + " \xC2\xB7 chapters/" +
+             escape(s.info.program) + ".cpp \xC2\xB7 <a href=\"" + escape(s.info.url) + "\" class=\"nw\">zh.d2l.ai</a>"
+             "</span></li>\n";
+    return map + "</ul>\n";
   }
 
-  // Every exercise, linked to its place on its section's page.
+  // Every exercise, linked to its place on its section's page, with its question and command.
   std::string exercise_table() const {
-    std::string t = "<div class=\"wide\"><table>\n<tr><th>exercise</th><th>question</th><th>command</th></tr>\n";
+    std::string t = "<div class=\"wide\"><table class=\"ex\">\n<tr><th>exercise</th><th>question and command</th></tr>\n";
     for (const Section& s : sections_)
       for (const ExerciseRun& e : s.exercises)
         t += "<tr><td><a href=\"" + s.info.program + ".html#" + e.info.anchor() + "\">" + escape(e.info.section) + "." +
-             std::to_string(e.info.number) + "</a></td><td>" + escape(e.info.question) + "</td><td><code>" +
+             std::to_string(e.info.number) + "</a></td><td>" + escape(e.info.question) + "<br/><code>" +
              escape(e.info.program + (e.info.args.empty() ? "" : " " + e.info.args)) + "</code></td></tr>\n";
     return t + "</table></div>\n";
   }
@@ -571,6 +585,9 @@ class Writer {
     write_file_atomically((out_ / "index.html").string(), page, "book");
   }
 
+  // A page inlines SVGs up to this many bytes in all, none bigger than kMaxInlineSvg.
+  static constexpr size_t kMaxInlineSvg = 400 << 10, kPageSvgBudget = 1200 << 10;
+  size_t inlined_ = 0;
   BookOptions opt_;
   fs::path root_, out_;
   std::vector<Section> sections_;
