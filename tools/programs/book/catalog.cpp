@@ -17,7 +17,7 @@ const char* const kFraEng =
 // The bundled NLI set, for the 15.5 exercises.
 const char* const kSnli =
     "Trained on the bundled NLI set (chapters/data/snli-small: sentences made from a small lexicon by fixed "
-    "rules, a vocabulary of a few hundred words at most). A word outside it, such as \"bites\" or "
+    "rules, fewer than 150 distinct words). A word outside them, such as \"bites\" or "
     "\"holding\", is read as <unk>, so a sentence built from such words says little to the model; no "
     "training pair has a hypothesis identical to its premise, so the model has never seen that case and its "
     "answer for it is not a finding. For SNLI and GloVe as the book uses them: `make data`, then the same "
