@@ -177,15 +177,17 @@ WIDTH_PROBE = """(() => {
   const vw = document.documentElement.clientWidth, bad = [];
   const scrolls = e => { const o = getComputedStyle(e).overflowX; return o === 'auto' || o === 'scroll'; };
   for (const e of document.body.querySelectorAll('*')) {
-    if (e.getBoundingClientRect().right <= vw + 0.5) continue;
+    // its box, or its content overflowing a box that does not scroll (a line that cannot wrap)
+    const right = Math.max(e.getBoundingClientRect().right, e.getBoundingClientRect().left + e.scrollWidth);
+    if (right <= vw + 0.5) continue;
     let p = e.parentElement, inside = false;
     for (; p && p !== document.body; p = p.parentElement) if (scrolls(p)) { inside = true; break; }
     if (inside || scrolls(e)) continue;
-    let parentOut = e.parentElement && e.parentElement !== document.body &&
-                    e.parentElement.getBoundingClientRect().right > vw + 0.5;
+    const parentOut = e.parentElement && e.parentElement !== document.body &&
+                      e.parentElement.getBoundingClientRect().right > vw + 0.5;
     if (!parentOut) bad.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
                              (e.className && typeof e.className === 'string' ? '.' + e.className : '') +
-                             ' (right edge ' + Math.round(e.getBoundingClientRect().right) + ' px)');
+                             ' (right edge ' + Math.round(right) + ' px)');
   }
   return JSON.stringify({scroll: document.documentElement.scrollWidth, view: vw, bad: bad.slice(0, 4)});
 })()"""
