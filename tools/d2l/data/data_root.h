@@ -2,7 +2,8 @@
 // whatever directory it is run: the bundled corpora under chapters/data/ and what `make data`
 // puts under data/ both sit in the repository, so the programs look for the repository root.
 //
-// In this order, the first directory that holds chapters/data/:
+// The current directory when it holds data/ (the book's files from `make data`) and D2L_ROOT
+// is not set; else, in this order, the first directory that holds chapters/data/:
 //   1. $D2L_ROOT, when set (a copy of the repository elsewhere);
 //   2. the current directory (the usual case: `build/chapters/x` run from the repository);
 //   3. the program's own directory and its parents (build/chapters/x finds ../../);
