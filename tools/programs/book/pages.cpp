@@ -116,7 +116,7 @@ const char* const kStyle =
     ".from{font-size:.85rem;color:#555;margin:.2rem 0}"
     "figure{margin:.8rem 0}figure svg,figure img{max-width:100%;height:auto;display:block}"
     "figcaption{font-size:.85rem;color:#555;overflow-wrap:anywhere}"
-    "details{margin:.4rem 0}summary{cursor:pointer;font-weight:bold;overflow-wrap:anywhere}"
+    "details.again>summary{font-weight:normal;color:#555;font-size:.9rem}details{margin:.4rem 0}summary{cursor:pointer;font-weight:bold;overflow-wrap:anywhere}"
     "pre.src{background:#fcfcfc}pre.src .ln{color:#999;text-decoration:none;user-select:none}"
     "pre.src .cm{color:#2a6e2a}pre.src .st{color:#8a4b08}pre.src .ref{background:#fff3c4}"
     "pre.src :target{background:#ffd86b;outline:1px solid #e0a800}"
@@ -430,12 +430,34 @@ class Writer {
   // One run's output split at its banners, each block linked to the lines that printed it,
   // figures inline. `id` prefixes the blocks' anchors ("out", "ex-2"); `level` is the
   // headings' tag ("h3" for the section's, "h4" inside an exercise).
+  // The printed text of a block (figures aside), to tell a block an exercise run repeats.
+  static std::string block_text(const Block& b) {
+    std::string t = b.heading + "\n";
+    for (const Block::Item& item : b.items)
+      for (const std::string& l : item.text) t += l + "\n";
+    return t;
+  }
+
+  // An exercise that reruns the section's code first (a model trained again, then probed)
+  // prints the section's blocks again: `repeated` holds the section's blocks' texts, and
+  // each run of such blocks, printed exactly as under Output, is folded.
   std::string run_output(const Section& s, const Run& run, const std::string& id, const std::string& level,
-                         int& figure_index, Marks& marks) {
+                         int& figure_index, Marks& marks, const std::set<std::string>& repeated = {}) {
     std::string body;
     const std::vector<Block> blocks = blocks_of(run);
+    bool folded = false;
     for (size_t b = 0; b < blocks.size(); ++b) {
       const Block& blk = blocks[b];
+      const bool again = !blk.heading.empty() && repeated.count(block_text(blk)) > 0;
+      if (again && !folded) {
+        size_t n = b;
+        while (n < blocks.size() && !blocks[n].heading.empty() && repeated.count(block_text(blocks[n]))) ++n;
+        body += "<details class=\"again\"><summary>the section's code again, printing what it printed under "
+                "Output (" + std::to_string(n - b) + (n - b == 1 ? " block" : " blocks") + ")</summary>\n";
+      } else if (!again && folded) {
+        body += "</details>\n";
+      }
+      folded = again;
       body += "<section class=\"block\" id=\"" + id + "-" + std::to_string(b + 1) + "\">\n";
       if (!blk.heading.empty()) body += "<" + level + ">" + escape(blk.heading) + "</" + level + ">\n";
       if (blk.at != nullptr && has_source(s, blk.at->file)) {
@@ -458,7 +480,7 @@ class Writer {
       }
       body += "</section>\n";
     }
-    return body;
+    return body + (folded ? "</details>\n" : "");
   }
 
   // The section's code as the book runs it: the program at its defaults.
@@ -490,7 +512,9 @@ class Writer {
     if (!e.run)
       return h + "<p class=\"note\">Not run yet: <code>make exercises</code> (or <code>make book</code>) runs it "
                  "and the page shows its output here.</p>\n</section>\n";
-    return h + run_output(s, *e.run, x.anchor(), "h4", figure_index, marks) + "</section>\n";
+    std::set<std::string> repeated;
+    for (const Block& b : blocks_of(s.run)) repeated.insert(block_text(b));
+    return h + run_output(s, *e.run, x.anchor(), "h4", figure_index, marks, repeated) + "</section>\n";
   }
 
   std::string exercises_part(const Section& s, int& figure_index, Marks& marks) {
