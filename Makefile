@@ -47,6 +47,9 @@ else
   TIER := fast tier, GEMM micro-kernel $(if $(findstring __AVX512F__,$(ISA)),AVX-512,$(if $(and $(findstring __AVX2__,$(ISA)),$(findstring __FMA__,$(ISA))),AVX2,portable))
 endif
 $(BUILD)/obj/core/kernels/seam.o: CXXFLAGS += -DD2L_FAST=$(FAST)
+# The chapter programs find the repository's data from any directory (tools/d2l/data/data_root.h);
+# the last place they look is the repository they were built from.
+$(OBJ)/tools/d2l/data/data_root.o: CXXFLAGS += -DD2L_SOURCE_ROOT='"$(CURDIR)"'
 ifeq ($(FAST)$(if $(DEFAULT_FLAGS),:shared),0:shared)
   OBJ := build/obj
 else
@@ -89,7 +92,7 @@ BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/benc
 
 # Keep chapter and tool objects (make would delete them as intermediates).
 .SECONDARY:
-.PHONY: all browser chapters tools test test-serial asan fuzz fuzz-run bench run book figures data nli-set clean help FORCE
+.PHONY: all browser chapters tools test test-serial asan fuzz fuzz-run bench run exercises book figures data nli-set clean help FORCE
 
 # Default: the library, every chapter program and every command-line tool.
 all: $(LIB) $(CHAPTERS) $(CLI_TOOLS)
@@ -197,36 +200,67 @@ $(BUILD)/bench/%: $(OBJ)/tools/bench/%.o $(LIB)
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "# $$b"; $$b || exit 1; done
 
-# Every chapter program in turn (ARGS go to each, e.g. ARGS=--quick). Each one's output is
-# also kept for the companion pages (`make book`): $(BOOK_RUN)/<name>.log (renamed into place
-# when the program succeeds), the source lines of its banners and figures in <name>.trace
-# (D2L_BOOK_TRACE, tools/d2l/cli/source_trace.h), and every PNG figure gets an SVG beside it.
+# Every chapter program in turn (ARGS go to each, e.g. ARGS=--quick): the eight sections at
+# their defaults, the three 10.7 exercise programs in a short form that shows their point
+# (RUN_ARGS_<name>; `make exercises` runs them in full), each one's seconds after it. Each
+# one's output is also kept for the companion pages (`make book`): $(BOOK_RUN)/<name>.log
+# (renamed into place when the program succeeds), the source lines of its banners and
+# figures in <name>.trace (D2L_BOOK_TRACE, tools/d2l/cli/source_trace.h), and every PNG
+# figure gets an SVG beside it.
 BOOK_RUN := $(BUILD)/book-run
 BOOK_OUT ?= out/book
+EXERCISE_PROGRAMS := attention_cost transformer_lm vision_transformer
+SECTION_NAMES := $(filter-out $(EXERCISE_PROGRAMS),$(CHAPTER_NAMES))
+# attention_cost up to n = 1024, the attention layer alone: the n² memory of the plain layer
+# against the memory-efficient one's n, in seconds instead of a minute and 1.8 GB.
+RUN_ARGS_attention_cost := --sizes 128,256,512,1024 --layer attention
 # The programs whose trained models the live panels run (tools/browser/) also save them:
 # --save $(BOOK_RUN)/<name>.safetensors (one more "saved ..." line in their output).
 BOOK_SAVE := bahdanau_attention transformer natural_language_inference_attention
 define book_run_one
 rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; save=; \
 case " $(BOOK_SAVE) " in *" $(1) "*) save="--save $(BOOK_RUN)/$(1).safetensors";; esac; \
-D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(ARGS) $$save | tee $(BOOK_RUN)/$(1).log.part && \
+D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(RUN_ARGS_$(1)) $(ARGS) $$save | tee $(BOOK_RUN)/$(1).log.part && \
   mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && \
   printf '%s\n' 'tier: $(TIER)' 'arguments: $(if $(ARGS),$(ARGS),none: every program at its defaults)' "cores: $$(nproc)" \
     "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
     "OMP_WAIT_POLICY: $${OMP_WAIT_POLICY:-unset}" "run finished: $$(date -u '+%Y-%m-%d %H:%M UTC')" \
     >$(BOOK_RUN)/settings.txt
 endef
+seconds_since = $$(( ($$(date +%s%N) - $(1)) / 1000000 )) ms
 run: $(CHAPTERS) $(BOOK_RUN)/args
-	@for c in $(CHAPTER_NAMES); do echo "== $(BUILD)/chapters/$$c"; $(call book_run_one,$$c) || exit 1; done
+	@all=$$(date +%s%N); $(foreach c,$(CHAPTER_NAMES),echo "== $(BUILD)/chapters/$(c)$(if $(RUN_ARGS_$(c)), $(RUN_ARGS_$(c)))"; \
+	  t=$$(date +%s%N); ($(call book_run_one,$(c))) || exit 1; echo "[make] $(c): $(call seconds_since,$$t)";) \
+	  echo "[make] run: $(call seconds_since,$$all) for $(words $(CHAPTER_NAMES)) programs$(if $(ARGS), with $(ARGS))"
 
-# The companion pages: $(BOOK_OUT)/index.html and one page per section (tools/programs/book/pages.h),
-# from each program's run, reused when it is newer than the program and had the same ARGS
-# (a fresh `make run`), else run again.
+# Each exercise of the pages' catalog (tools/programs/book/catalog.cpp; build/tools/book
+# --list-runs) as its own run: output and trace in $(EX_RUN)/<id>.log/.trace (id "10.7-4"),
+# figures in out/exercises/<id>/. `make exercises` runs them all (a long run: several train a
+# model in full); `make book` only those whose log is missing or older than their program
+# or than the last change of ARGS.
+EX_RUN := $(BOOK_RUN)/exercises
+define run_exercises
+mkdir -p $(EX_RUN); set -o pipefail; all=$$(date +%s%N); \
+$(BUILD)/tools/book --list-runs >$(EX_RUN)/list.tsv && while IFS=$$'\t' read -r id prog args; do \
+  if [ -n "$(1)" ] && [ $(EX_RUN)/$$id.log -nt $(BUILD)/chapters/$$prog ] && [ $(EX_RUN)/$$id.log -nt $(BOOK_RUN)/args ]; then continue; fi; \
+  echo "== $$id: $(BUILD)/chapters/$$prog $$args $(ARGS)"; t=$$(date +%s%N); rm -f $(EX_RUN)/$$id.trace $(EX_RUN)/$$id.log; \
+  D2L_BOOK_TRACE=$(EX_RUN)/$$id.trace $(BUILD)/chapters/$$prog $$args $(ARGS) --out out/exercises/$$id </dev/null \
+    | tee $(EX_RUN)/$$id.log.part && mv $(EX_RUN)/$$id.log.part $(EX_RUN)/$$id.log || exit 1; \
+  echo "[make] $$id: $(call seconds_since,$$t)"; \
+done <$(EX_RUN)/list.tsv; echo "[make] exercises: $(call seconds_since,$$all)"
+endef
+exercises: $(CHAPTERS) $(BUILD)/tools/book $(BOOK_RUN)/args
+	@$(call run_exercises,)
+
+# The companion pages: $(BOOK_OUT)/index.html and one page per section with its exercises
+# (tools/programs/book/pages.h), from the sections' runs, reused when newer than the program
+# and made with the same ARGS (a fresh `make run`), else run again, and the exercise runs.
 # With emscripten the pages get their live panels (`make browser`, below).
-book: $(CHAPTER_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book browser
+book: $(SECTION_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book $(CHAPTERS) browser
+	@$(call run_exercises,stale-only)
 	@start=$$(date +%s%N); $(BUILD)/tools/book --runs $(BOOK_RUN) --out $(BOOK_OUT) \
 	    $(if $(HAVE_EMXX),--engine $(BROWSER_JS)) && \
-	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $$(( ($$(date +%s%N) - start) / 1000000 )) ms)"
+	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $(call seconds_since,$$start))"
 $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 	@echo "== $<"; $(call book_run_one,$*)
 # Rewritten only when ARGS change, so a run with other arguments is not reused.
@@ -301,10 +335,11 @@ help:
 	@echo "  make              the library, chapter programs (build/chapters/) and tools (build/tools/)"
 	@echo "  make test         build, run the suite; prints failures and 'N passed, N failed[, N skipped]'"
 	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax)"
-	@echo "  make run          every chapter program in turn"
+	@echo "  make run          every chapter program in turn (the 10.7 exercise programs in a short form)"
+	@echo "  make exercises    every exercise of the pages, each its own run (long: several train in full)"
 	@echo "  make run-NAME     one chapter program, NAME one of: $(CHAPTER_NAMES)"
-	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run); with"
-	@echo "                    emscripten, each section's live panel runs the engine in the page"
+	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run and exercises);"
+	@echo "                    with emscripten, each section's live panel runs the engine in the page"
 	@echo "  make browser      the engine for the live panels, $(BROWSER_JS) (em++, reference tier)"
 	@echo "  make figures      the example figures of tools/d2l/figures/README.md into BUILD/figures/"
 	@echo "  make test-serial  the suite from a build without OpenMP (BUILD-serial/)"

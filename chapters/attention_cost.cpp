@@ -12,7 +12,14 @@
 //
 // Every measurement runs in a fresh process (this program started again with --one), so
 // each peak is its own: the peak resident memory (getrusage) minus what the process held
-// before the first forward. The plain and memory-efficient runs alternate, n by n.
+// before the first forward. The plain and memory-efficient runs alternate, n by n. Each
+// process runs the layer once untimed (first-touch page faults, the allocator's warm-up),
+// then --repeats times, and reports the median of the wall-clock times and of the CPU time
+// its threads used (CLOCK_PROCESS_CPUTIME_ID). Idle OpenMP threads sleep (PASSIVE): a
+// spinning thread would count as work and hold a core another thread needs. On a busy
+// machine the wall-clock time grows with the other programs' share of the cores, the CPU
+// time hardly does, so the figure draws CPU time; the program measures how much of the
+// machine other programs used during the sweep (/proc/stat) and says so when it was busy.
 //   out/attention_cost/time.png     seconds against n, log-log, with an n² line
 //   out/attention_cost/memory.png   MB against n, log-log, with n² and n lines
 // --also PATH adds another build of this program (build-ref/chapters/attention_cost: the
@@ -20,6 +27,7 @@
 // measures PyTorch's plain attention (matmul, softmax, matmul) the same way and writes a
 // CSV; --pytorch FILE.csv adds its rows to the table and its line to both figures.
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,8 +67,36 @@ double peak_resident_mb() {
 struct Measurement {
   std::string tier, layer, impl;
   int64_t n = 0;
-  double seconds = 0, peak_mb = 0;
+  double seconds = 0, cpu_seconds = 0, peak_mb = 0;  // seconds: wall clock; peak_mb: added
 };
+
+double cpu_now() {  // CPU time of all this process's threads
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// The whole machine's busy CPU seconds so far (/proc/stat's first line: user, nice, system,
+// irq, softirq, steal), and this process's waited-for children's CPU seconds: their
+// difference over the sweep is what other programs used.
+double machine_busy_seconds() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  return static_cast<double>(user + nice + system + irq + softirq + steal) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+double children_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 // One measurement in this process: `layer` (attention or encoder) with `impl` (plain or
 // efficient) at sequence length n; prints one "result ..." line for the parent to read.
@@ -75,16 +111,18 @@ void measure_one(const std::string& layer, const std::string& impl, int64_t n, i
   mha.memory_efficient = block.attention.memory_efficient = impl == "efficient";
   const Tensor X = normal(0, 1, {1, n, d}).requires_grad_();
   const double before = resident_mb();
-  std::vector<double> times;
-  for (int64_t r = 0; r < repeats; ++r) {
+  std::vector<double> times, cpu_times;
+  for (int64_t r = -1; r < repeats; ++r) {  // r = -1: the untimed warm-up
     const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_now();
     const Tensor Y = layer == "attention" ? mha(X, X, X) : block(X, Tensor());
     sum(Y).backward();
+    if (r < 0) continue;
+    cpu_times.push_back(cpu_now() - c0);
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::sort(times.begin(), times.end());
-  std::printf("result tier=%s layer=%s impl=%s n=%lld seconds=%.6f peak_mb=%.1f\n", kernels::tier_name(),
-              layer.c_str(), impl.c_str(), static_cast<long long>(n), times[times.size() / 2],
+  std::printf("result tier=%s layer=%s impl=%s n=%lld seconds=%.6f cpu=%.6f peak_mb=%.1f\n", kernels::tier_name(),
+              layer.c_str(), impl.c_str(), static_cast<long long>(n), median(times), median(cpu_times),
               peak_resident_mb() - before);
 }
 
@@ -97,7 +135,7 @@ struct Settings {
 Measurement run_child(const std::string& exe, const std::string& layer, const std::string& impl, int64_t n,
                       const Settings& set) {
   std::ostringstream cmd;
-  cmd << "'" << exe << "' --one " << layer << ":" << impl << ":" << n << " --num-hiddens " << set.num_hiddens
+  cmd << "OMP_WAIT_POLICY=PASSIVE '" << exe << "' --one " << layer << ":" << impl << ":" << n << " --num-hiddens " << set.num_hiddens
       << " --num-heads " << set.num_heads << " --repeats " << set.repeats << " --threads " << set.threads
       << " --out '" << set.out << "'";
   FILE* pipe = popen(cmd.str().c_str(), "r");
@@ -107,8 +145,8 @@ Measurement run_child(const std::string& exe, const std::string& layer, const st
   long long nn = 0;
   bool found = false;
   while (std::fgets(line, sizeof line, pipe))
-    if (std::sscanf(line, "result tier=%31s layer=%31s impl=%31s n=%lld seconds=%lf peak_mb=%lf", tier, lay, imp,
-                    &nn, &m.seconds, &m.peak_mb) == 6)
+    if (std::sscanf(line, "result tier=%31s layer=%31s impl=%31s n=%lld seconds=%lf cpu=%lf peak_mb=%lf", tier, lay,
+                    imp, &nn, &m.seconds, &m.cpu_seconds, &m.peak_mb) == 7)
       found = true;
   const int status = pclose(pipe);
   check(found && status == 0, "attention_cost", "the measurement `", cmd.str(), "` failed (status ", status, ")");
@@ -182,10 +220,12 @@ void draw(const std::vector<Measurement>& all, const std::vector<int64_t>& sizes
   std::map<std::string, std::pair<std::vector<float>, std::vector<float>>> by_series;
   std::vector<std::string> order;
   for (const Measurement& m : all) {
-    const std::string key = m.tier == "pytorch" ? "PyTorch attention plain (best threads)" : m.layer + " " + m.impl + " (" + m.tier + ")";
+    const std::string key = m.tier == "pytorch" ? "PyTorch attention plain (best threads, wall clock)"
+                                                : m.layer + " " + m.impl + " (" + m.tier + ")";
     if (!by_series.count(key)) order.push_back(key);
     by_series[key].first.push_back(static_cast<float>(m.n));
-    by_series[key].second.push_back(static_cast<float>(memory ? std::max(m.peak_mb, 0.1) : m.seconds));
+    const double t = m.cpu_seconds > 0 ? m.cpu_seconds : m.seconds;  // PyTorch's CSV has wall clock only
+    by_series[key].second.push_back(static_cast<float>(memory ? std::max(m.peak_mb, 0.1) : t));
   }
   const std::vector<std::string> fmts{"b-o", "r-o", "g--o", "m--o", "c-.", "y-.", "b:", "r:"};
   std::vector<Series> series;
@@ -212,7 +252,7 @@ void draw(const std::vector<Measurement>& all, const std::vector<int64_t>& sizes
       }
   PlotOptions opt;
   opt.xlabel = "sequence length n";
-  opt.ylabel = memory ? "peak memory (MB)" : "seconds (forward + backward)";
+  opt.ylabel = memory ? "peak memory (MB)" : "CPU seconds, all threads (forward + backward)";
   opt.xlog = opt.ylog = true;
   opt.xticks.assign(sizes.begin(), sizes.end());
   opt.figsize = {6.0f, 4.5f};
@@ -270,10 +310,14 @@ int main(int argc, char** argv) {
     check(readlink("/proc/self/exe", self, sizeof self - 1) > 0, "attention_cost", "cannot find this program's path");
     std::vector<std::string> exes{self};
     if (!args.get_string("also").empty()) exes.push_back(args.get_string("also"));
-    std::printf("batch 1, num_hiddens %lld, %lld heads, forward + backward, median of %lld; %s\n",
+    std::printf("batch 1, num_hiddens %lld, %lld heads, forward + backward, median of %lld after a warm-up; "
+                "%lld threads, OMP_WAIT_POLICY=PASSIVE\n",
                 static_cast<long long>(child.num_hiddens), static_cast<long long>(child.num_heads),
-                static_cast<long long>(child.repeats), openmp_settings().c_str());
-    std::printf("%-10s %-10s %-10s %6s %10s %10s\n", "tier", "layer", "attention", "n", "seconds", "peak MB");
+                static_cast<long long>(child.repeats), static_cast<long long>(child.threads));
+    std::printf("%-10s %-10s %-10s %6s %10s %10s %10s\n", "tier", "layer", "attention", "n", "seconds", "CPU s",
+                "peak MB");
+    const double busy0 = machine_busy_seconds(), ours0 = children_cpu_seconds();
+    const auto wall0 = std::chrono::steady_clock::now();
     std::vector<Measurement> all;
     for (size_t e = 0; e < exes.size(); ++e)
       for (const std::string& layer : layers)
@@ -281,31 +325,40 @@ int main(int argc, char** argv) {
           if (e > 0 && n > args.get_int("also-max-n")) continue;
           for (const std::string impl : {"plain", "efficient"}) {
             const Measurement m = run_child(exes[e], layer, impl, n, child);
-            std::printf("%-10s %-10s %-10s %6lld %10.4f %10.1f\n", m.tier.c_str(), m.layer.c_str(), m.impl.c_str(),
-                        static_cast<long long>(m.n), m.seconds, m.peak_mb);
+            std::printf("%-10s %-10s %-10s %6lld %10.4f %10.4f %10.1f\n", m.tier.c_str(), m.layer.c_str(),
+                        m.impl.c_str(), static_cast<long long>(m.n), m.seconds, m.cpu_seconds, m.peak_mb);
             std::fflush(stdout);
             all.push_back(m);
           }
         }
+    // What other programs used of the machine meanwhile: all busy CPU time minus ours.
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    const double cores = static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    const double others =
+        std::max(0.0, (machine_busy_seconds() - busy0) - (children_cpu_seconds() - ours0)) / (wall * cores);
+    std::printf("other programs used %.0f%% of the %.0f cores during the sweep: %s\n", 100 * others, cores,
+                others > 0.25 ? "the machine was busy, so the seconds (wall clock) are inflated; the CPU seconds "
+                                "(the work, summed over threads) are not, and the figure draws them"
+                              : "a quiet machine (the figure draws the CPU seconds, the work summed over threads)");
     // The ratios at the largest n of the first build: what exercise 5 is after.
     for (const std::string& layer : layers) {
       const Measurement *p = nullptr, *f = nullptr;
       for (const Measurement& m : all)
         if (m.layer == layer && m.n == sizes.back() && m.tier == all.front().tier) (m.impl == "plain" ? p : f) = &m;
       if (p && f)
-        std::printf("%s at n = %lld: memory-efficient / plain: time %.2fx, peak memory %.1fx smaller\n", layer.c_str(),
-                    static_cast<long long>(sizes.back()), f->seconds / p->seconds,
+        std::printf("%s at n = %lld: memory-efficient / plain: CPU time %.2fx, peak memory %.1fx smaller\n", layer.c_str(),
+                    static_cast<long long>(sizes.back()), f->cpu_seconds / p->cpu_seconds,
                     p->peak_mb / std::max(f->peak_mb, 0.1));
     }
     for (const Measurement& m : pytorch) {
-      std::printf("%-10s %-10s %-10s %6lld %10.4f %10.1f\n", m.tier.c_str(), m.layer.c_str(), m.impl.c_str(),
-                  static_cast<long long>(m.n), m.seconds, m.peak_mb);
+      std::printf("%-10s %-10s %-10s %6lld %10.4f %10s %10.1f\n", m.tier.c_str(), m.layer.c_str(), m.impl.c_str(),
+                  static_cast<long long>(m.n), m.seconds, "-", m.peak_mb);
       all.push_back(m);
     }
     for (const Measurement& t : pytorch)
       for (const Measurement& m : all)
         if (m.tier == all.front().tier && m.layer == "attention" && m.n == t.n && t.n == sizes.back())
-          std::printf("attention %s at n = %lld against PyTorch's plain attention: time %.2fx, peak memory %.2fx\n",
+          std::printf("attention %s at n = %lld against PyTorch's plain attention: wall time %.2fx, peak memory %.2fx\n",
                       m.impl.c_str(), static_cast<long long>(m.n), m.seconds / t.seconds,
                       m.peak_mb / std::max(t.peak_mb, 0.1));
     draw(all, sizes, false, out + "/time.png");

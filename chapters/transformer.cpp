@@ -165,6 +165,17 @@ void show_learned_encoding(const TransformerEncoder& encoder, const TransformerD
     show_heatmaps(maps, "Column (encoding dimension)", "Row (position)",
                   {"sinusoidal", "learned (encoder)", "learned (decoder)"}, {9.0f, 2.5f}, "Blues", path);
   });
+  // What training changed: |P - P0| (the tables start as N(0, 1) noise, which the figure above
+  // mostly shows), over twice the trained rows: rows num_steps.. never change.
+  const int64_t shown = std::min<int64_t>(2 * num_steps, max_len);
+  auto moved = [&](const Tensor& P, const Tensor& P0) { return select(slice(abs(sub(P.detach(), P0)), 1, 0, shown), 0, 0); };
+  const Tensor change = reshape(stack({moved(encoder.pos_encoding->P, enc_P0), moved(decoder.pos_encoding->P, dec_P0)}, 0),
+                                {1, 2, shown, encoder.num_hiddens});
+  const std::string changed = out + "/positional_encoding_change.png";
+  write_figure(changed, [&] {
+    show_heatmaps(change, "Column (encoding dimension)", "Row (position)",
+                  {"encoder: |trained - initial|", "decoder: |trained - initial|"}, {7.0f, 3.0f}, "Reds", changed);
+  });
 }
 
 }  // namespace

@@ -6,9 +6,10 @@
 // head) on shapes the project draws itself (tools/d2l/data/shapes.h: disc, square, ring, cross at
 // random places and sizes, from a fixed seed), prints the loss and the training and test
 // accuracy after every epoch (chance: 0.25), and writes
-//   out/vision_transformer/class_token_attention.png   test images (top row) and the last
-//       block's class-token attention over their patches, averaged over the heads, each
-//       scaled to its largest weight (bottom row)
+//   out/vision_transformer/test_images.png             one test image per class
+//   out/vision_transformer/class_token_attention.png   the last block's class-token attention
+//       over those images' patches, averaged over the heads, as weights (not rescaled); each
+//       title names the true class and the predicted one
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -113,21 +114,24 @@ int main(int argc, char** argv) {
     const Tensor predicted = argmax(net(images), 1);
     const Tensor w = mean(net.class_token_attention(), 1);  // (4, no. of patches), over the heads
     const int64_t side = S / p;
-    Tensor grid = zeros({2, 4, S, S});
-    std::vector<std::string> titles;
+    // Two figures, each with its own colour bar: the images (pixel values) and the weights as
+    // they are (each image's weights sum to 1 over the patches; the class token's own share
+    // is left out), so the scale reads as attention.
+    Tensor pixels = zeros({1, 4, S, S}), grid = zeros({1, 4, S, S});
+    std::vector<std::string> names, titles;
     for (int64_t c = 0; c < 4; ++c) {
-      float largest = 0;
-      for (int64_t k = 0; k < side * side; ++k) largest = std::max(largest, w.at({c, k}));
       for (int64_t y = 0; y < S; ++y)
         for (int64_t x = 0; x < S; ++x) {
-          grid.at({0, c, y, x}) = images.at({c, y, x});
-          grid.at({1, c, y, x}) = w.at({c, (y / p) * side + x / p}) / largest;
+          pixels.at({0, c, y, x}) = images.at({c, y, x});
+          grid.at({0, c, y, x}) = w.at({c, (y / p) * side + x / p});
         }
-      titles.push_back(shape_class_names()[c] + " -> " +
+      names.push_back(shape_class_names()[c]);
+      titles.push_back(shape_class_names()[c] + ", predicted " +
                        shape_class_names()[static_cast<size_t>(predicted.at({c}))]);
     }
-    const std::string path = out + "/class_token_attention.png";
-    write_figure(path, [&] { show_heatmaps(grid, "x", "y", titles, {8.0f, 4.5f}, "Reds", path); });
+    const std::string images_path = out + "/test_images.png", path = out + "/class_token_attention.png";
+    write_figure(images_path, [&] { show_heatmaps(pixels, "x", "y", names, {8.0f, 2.6f}, "Reds", images_path); });
+    write_figure(path, [&] { show_heatmaps(grid, "x", "y", titles, {8.0f, 2.6f}, "Reds", path); });
     return 0;
   });
 }

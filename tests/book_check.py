@@ -6,12 +6,17 @@ meets them: statically, then in headless Chromium.
 
 Static checks, every page: parsed by a strict XML parser (the pages are XHTML-compatible),
 under 2 MB, no inline script, no external file, font or stylesheet (the live panels' scripts
-and style are files in BOOK_DIR), and every internal link (href="#id", href="page.html#id",
-src="figures/...", src="panels.js") resolves. Then one Chromium, started
+and style are files in BOOK_DIR; an https link to follow, such as the book's section online,
+is allowed: nothing is loaded from it), and every internal link (href="#id",
+href="page.html#id", src="figures/...", src="panels.js") resolves. Then one Chromium, started
 once for all pages (driven over --remote-debugging-pipe, the DevTools protocol as
 NUL-terminated JSON on fds 3 and 4), opens every page: no console error, no uncaught
 exception, no failed load; every <img> and every <svg> has a non-zero size; a screenshot of
-the top of each page, and of its last figure (a heatmap on most pages), goes to SCREENSHOT_DIR. Exit status 0 when
+the top of each page at 1280 px (<page>.png), and of its last figure (a heatmap on most pages)
+(<page>-figure.png), goes to SCREENSHOT_DIR. Then each page again at a phone's width, 400 px:
+it must not scroll sideways (document.documentElement.scrollWidth at most the viewport's; only
+boxes that scroll by themselves, code, printed output and tables, may be wider), and the
+failure names the elements that stick out; its screenshot is <page>-400.png. Exit status 0 when
 all hold, 1 with one line per failure, 77 when Chromium is not installed (the suite reports
 the test as skipped).
 """
@@ -63,6 +68,8 @@ def static_checks(book):
                 v = el.get(attr)
                 if v is None or v.startswith("data:"):
                     continue
+                if tag == "a" and attr == "href" and re.match(r"^https://", v):
+                    continue  # a link the reader may follow (the book's section online), nothing loaded
                 if re.match(r"^[a-z]+:|^//", v):
                     fail(f"{page}: external reference {v}")
                 else:
@@ -167,6 +174,36 @@ PROBE = """(() => {
 })()"""
 
 
+# At a phone's width: how far the page scrolls sideways, and the outermost elements that
+# stick out of the viewport without being inside a box that scrolls by itself.
+WIDTH_PROBE = """(() => {
+  const vw = document.documentElement.clientWidth, bad = [];
+  const scrolls = e => { const o = getComputedStyle(e).overflowX; return o === 'auto' || o === 'scroll'; };
+  for (const e of document.body.querySelectorAll('*')) {
+    // its box, or its content overflowing a box that does not scroll (a line that cannot wrap)
+    const right = Math.max(e.getBoundingClientRect().right, e.getBoundingClientRect().left + e.scrollWidth);
+    if (right <= vw + 0.5) continue;
+    let p = e.parentElement, inside = false;
+    for (; p && p !== document.body; p = p.parentElement) if (scrolls(p)) { inside = true; break; }
+    if (inside || scrolls(e)) continue;
+    const parentOut = e.parentElement && e.parentElement !== document.body &&
+                      e.parentElement.getBoundingClientRect().right > vw + 0.5;
+    if (!parentOut) bad.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+                             (e.className && typeof e.className === 'string' ? '.' + e.className : '') +
+                             ' (right edge ' + Math.round(right) + ' px)');
+  }
+  return JSON.stringify({scroll: document.documentElement.scrollWidth, view: vw, bad: bad.slice(0, 4)});
+})()"""
+
+PHONE, DESKTOP = 400, 1280
+
+
+def set_width(browser, session, width):
+    browser.send("Emulation.setDeviceMetricsOverride",
+                 {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width <= PHONE},
+                 session=session)
+
+
 def browser_checks(book, pages, shots, exe):
     profile = tempfile.mkdtemp(prefix="book-chromium-")
     os.makedirs(shots, exist_ok=True)
@@ -176,10 +213,9 @@ def browser_checks(book, pages, shots, exe):
         session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for method in ("Page.enable", "Runtime.enable", "Log.enable"):
             browser.send(method, session=session)
-        browser.send("Emulation.setDeviceMetricsOverride",
-                     {"width": 1100, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session=session)
         summary = []
         for page in pages:
+            set_width(browser, session, DESKTOP)
             browser.events.clear()
             url = "file://" + os.path.abspath(os.path.join(book, page))
             nav = browser.send("Page.navigate", {"url": url}, session=session)
@@ -214,8 +250,22 @@ def browser_checks(book, pages, shots, exe):
                                                                "captureBeyondViewport": True}, session=session)
                 with open(os.path.join(shots, name + "-figure.png"), "wb") as f:
                     f.write(base64.b64decode(shot["data"]))
+            # The same page at a phone's width: nothing but a code or table box scrolls sideways.
+            set_width(browser, session, PHONE)
+            browser.send("Page.reload", session=session)
+            browser.wait_event("Page.loadEventFired")
+            res = browser.send("Runtime.evaluate", {"expression": WIDTH_PROBE, "returnByValue": True},
+                               session=session)
+            width = json.loads(res["result"]["value"])
+            if width["scroll"] > width["view"]:
+                fail(f"{page}: at {PHONE} px the page is {width['scroll']} px wide (scrolls sideways): "
+                     + ", ".join(width["bad"]))
+            shot = browser.send("Page.captureScreenshot", {"format": "png"}, session=session)
+            with open(os.path.join(shots, name + f"-{PHONE}.png"), "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
             summary.append(f"{page}: {len(probe['imgs'])} images, {len(probe['svgs'])} SVGs, "
-                           f"{probe['tips']} cell tooltips, {probe['height']} px tall")
+                           f"{probe['tips']} cell tooltips, {probe['height']} px tall, "
+                           f"{width['scroll']} px wide at {PHONE} px")
         return summary
     finally:
         browser.close()

@@ -1,10 +1,11 @@
-// tests/test_book.cpp — the companion pages (tools/book/, `make book`): the source trace the
+// tests/test_book.cpp — the companion pages (tools/programs/book/, `make book`): the source trace the
 // programs leave, the line ranges, escaping, the pages build/tools/book writes from real runs,
 // and those pages opened in headless Chromium (tests/book_check.py; skipped without it).
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,12 @@ struct Runs {
       const int rc = run_command(cmd, runs + "/" + name + ".log", runs + "/" + name + ".err");
       BOOST_REQUIRE_MESSAGE(rc == 0, name << " exited with " << rc << ": " << read_file(runs + "/" + name + ".err"));
     }
+    // One exercise run, where `make exercises` puts it (10.1 exercise 2).
+    fs::create_directories(runs + "/exercises");
+    const std::string ex = "D2L_BOOK_TRACE=" + runs + "/exercises/10.1-2.trace " + build_dir() +
+                           "/chapters/attention_cues --ex 2 --out " + out + "/ex-10.1-2";
+    const int ex_rc = run_command(ex, runs + "/exercises/10.1-2.log", runs + "/exercises/10.1-2.err");
+    BOOST_REQUIRE_MESSAGE(ex_rc == 0, "attention_cues --ex 2 exited with " << ex_rc);
     d2l_test::write_file(runs + "/settings.txt", "tier: test\narguments: --quick\n");
     const int rc = run_command(build_dir() + "/tools/book --runs " + runs + " --out " + book, dir("book.out"),
                                dir("book.err"));
@@ -142,7 +149,16 @@ BOOST_AUTO_TEST_CASE(pages_link_output_to_the_source_lines) {
   const std::string index = read_file(r.book + "/index.html");
   for (const char* page : {"attention_cues", "multihead_attention", "nadaraya_watson", "bahdanau_attention"})
     BOOST_TEST(index.find(std::string("href=\"") + page + ".html\"") != std::string::npos, page);
-  BOOST_TEST(index.find("href=\"nadaraya_watson.html\">10.2</a>") != std::string::npos);  // exercises table
+  // The exercises table: every exercise of the catalog, each linked to an anchor its page has.
+  const std::regex ex_link("href=\"([a-z_]+)\\.html#(ex-[0-9]+)\">([0-9]+\\.[0-9]+\\.[0-9]+)</a>");
+  int exercises = 0;
+  for (std::sregex_iterator it(index.begin(), index.end(), ex_link), end; it != end; ++it, ++exercises) {
+    const std::string target = r.book + "/" + (*it)[1].str() + ".html";
+    if (!fs::exists(target)) continue;  // a section whose program did not run here
+    BOOST_TEST(read_file(target).find("id=\"" + (*it)[2].str() + "\"") != std::string::npos, (*it)[0].str());
+  }
+  BOOST_TEST(exercises == 10);  // those of the four sections run here: 10.1 (2), 10.2 (4), 10.4 (2), 10.5 (2)
+  BOOST_TEST(index.find("href=\"nadaraya_watson.html#ex-3\">10.2.3</a>") != std::string::npos);
   BOOST_TEST(index.find("<th>tier</th><td>test</td>") != std::string::npos);
   const std::string page = read_file(r.book + "/attention_cues.html");
   const int banner = line_of("chapters/attention_cues.cpp", "print_banner(\"注意力的可视化");
@@ -157,7 +173,7 @@ BOOST_AUTO_TEST_CASE(pages_link_output_to_the_source_lines) {
   // The figure: the show_heatmaps call before print_saved, inline with its tooltips.
   BOOST_TEST(page.find("drawn by <a href=\"#src-chapters-attention_cues-cpp-L" + std::to_string(saved - 1) + "\">") !=
              std::string::npos);
-  BOOST_TEST(count(page, "<title>") == 101u);  // the page's own and the 100 cells'
+  BOOST_TEST(count(page, "<title>") == 201u);  // the page's own, the 100 cells' of its figure and of exercise 2's
   BOOST_TEST(page.find("<span id=\"src-chapters-attention_cues-cpp-L" + std::to_string(banner) + "\" class=\"ref\">") !=
              std::string::npos);
   BOOST_TEST(fs::file_size(r.book + "/figures/attention_cues/1-attention_weights.png") ==
@@ -165,12 +181,49 @@ BOOST_AUTO_TEST_CASE(pages_link_output_to_the_source_lines) {
   // The layers the program includes are listed, and the --translate tokens are escaped.
   const std::string b = read_file(r.book + "/bahdanau_attention.html");
   for (const char* f : {"src-layers-bahdanau_attention-h", "src-layers-gru-cpp", "src-tools-d2l-train-train_seq2seq-cpp"})
-    BOOST_TEST(b.find(std::string("<section id=\"") + f + "\">") != std::string::npos, f);
+    BOOST_TEST(b.find(std::string("<details id=\"") + f + "\">") != std::string::npos, f);
   BOOST_TEST(b.find("i&#39;m &lt;unk&gt; &amp; &#39;cold&#39; . =&gt; ") != std::string::npos);
   BOOST_TEST(b.find("<unk> &") == std::string::npos);
   // Hovering over the attention of the --translate sentence reads its tokens.
   BOOST_TEST(b.find(", Key positions 1 &apos;&lt;unk&gt;&apos;: 0.") != std::string::npos);
   BOOST_TEST(b.find(", Key positions 5 &apos;&lt;eos&gt;&apos;: 0.") != std::string::npos);
+}
+
+// A section page as a companion: its own title, the book's section online, then its output,
+// its exercises in order (a run shown under its 练习 heading, one not run says so), then the
+// source folded, the section's own file first.
+BOOST_AUTO_TEST_CASE(section_pages_carry_the_book_and_the_exercises) {
+  Runs& r = runs();
+  std::set<std::string> titles;
+  for (const char* name : {"attention_cues", "multihead_attention", "nadaraya_watson", "bahdanau_attention"}) {
+    const std::string page = read_file(r.book + "/" + name + ".html");
+    const size_t t = page.find("<title>");
+    titles.insert(page.substr(t, page.find("</title>") - t));
+    BOOST_TEST(page.find("<a href=\"https://zh.d2l.ai/chapter_attention-mechanisms/") != std::string::npos, name);
+  }
+  BOOST_TEST(titles.size() == 4u);  // every page its own title
+  const std::string page = read_file(r.book + "/attention_cues.html");
+  BOOST_TEST(page.find("<a href=\"https://zh.d2l.ai/chapter_attention-mechanisms/attention-cues.html\">") !=
+             std::string::npos);
+  const size_t output = page.find("id=\"output\""), ex1 = page.find("<section class=\"exercise\" id=\"ex-1\">"),
+               ex2 = page.find("<section class=\"exercise\" id=\"ex-2\">"), src = page.find("id=\"source\"");
+  BOOST_REQUIRE(output != std::string::npos && ex1 != std::string::npos && ex2 != std::string::npos &&
+                src != std::string::npos);
+  BOOST_TEST((output < ex1 && ex1 < ex2 && ex2 < src));
+  BOOST_TEST(page.find("<h3>练习 10.1.2 <span class=\"en\">/ Exercise 2</span></h3>") != std::string::npos);
+  // Exercise 1 (answered by 10.4's program) was not run here; exercise 2's run is shown with
+  // its own banner and figure, linked to the lines that drew it.
+  BOOST_TEST(page.substr(ex1, ex2 - ex1).find("Not run yet") != std::string::npos);
+  const std::string two = page.substr(ex2, src - ex2);
+  BOOST_TEST(two.find("<pre class=\"cmd\">build/chapters/attention_cues --ex 2 --quick</pre>") != std::string::npos);
+  BOOST_TEST(two.find("<h4>练习 2 / Exercise 2: softmax over the rows of a random 10x10 matrix</h4>") !=
+             std::string::npos);
+  BOOST_TEST(two.find("ex2_random_attention_weights.png") != std::string::npos);
+  BOOST_TEST(two.find("drawn by <a href=\"#src-chapters-") != std::string::npos);
+  BOOST_TEST(page.find("<h3>练习") == page.find("<h3>练习 10.1.1"));
+  // The source folded, the section's own file first.
+  BOOST_TEST(page.find("<details id=\"src-chapters-attention_cues-cpp\"><summary>chapters/attention_cues.cpp") ==
+             page.find("<details"));
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_figure_or_run_is_an_error) {
@@ -209,8 +262,14 @@ BOOST_AUTO_TEST_CASE(pages_open_cleanly_in_chromium, *utf::precondition(chromium
   const int rc = run_command("python3 tests/book_check.py " + r.book + " " + shots, t("o"), t("e"));
   const std::string out = read_file(t("o"));
   BOOST_TEST(rc == 0, out << read_file(t("e")));
-  BOOST_TEST(out.find("attention_cues.html: 0 images, 1 SVGs, 100 cell tooltips") != std::string::npos, out);
+  BOOST_TEST(out.find("attention_cues.html: 0 images, 2 SVGs, 200 cell tooltips") != std::string::npos, out);
   BOOST_TEST(fs::file_size(shots + "/index.png") > 1000u);
+  // At a phone's width (400 px) no page scrolls sideways; each has its screenshot.
+  for (const char* page : {"index", "attention_cues", "multihead_attention", "nadaraya_watson", "bahdanau_attention"}) {
+    BOOST_TEST(out.find(std::string(page) + ".html: ") != std::string::npos, page);
+    BOOST_TEST(fs::file_size(shots + "/" + page + "-400.png") > 1000u, page);
+  }
+  BOOST_TEST(count(out, "400 px wide at 400 px") == 5u, out);
   BOOST_TEST(fs::file_size(shots + "/bahdanau_attention-figure.png") > 1000u);
 
   fs::copy(r.book, t("bad"), fs::copy_options::recursive);
@@ -225,6 +284,22 @@ BOOST_AUTO_TEST_CASE(pages_open_cleanly_in_chromium, *utf::precondition(chromium
              std::string::npos, msg);
   BOOST_TEST(msg.find("FAIL attention_cues.html: has an inline <script>") != std::string::npos, msg);
   BOOST_TEST(msg.find("FAIL attention_cues.html: external reference http://x/y.js") != std::string::npos, msg);
+
+  // A page wider than a phone fails the browser check, naming what sticks out; a wide
+  // table inside a box that scrolls does not.
+  fs::create_directories(t("wide"));
+  d2l_test::write_file(t("wide/index.html"),
+                       "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><meta charset=\"utf-8\"/>"
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/><title>w</title></head>"
+                       "<body><div class=\"ok\" style=\"overflow-x:auto\"><table style=\"width:900px\"><tr><td>x</td>"
+                       "</tr></table></div><p class=\"long\" style=\"white-space:nowrap\">" + std::string(120, 'w') +
+                       "</p></body></html>\n");
+  const int wide = run_command("python3 tests/book_check.py " + t("wide") + " " + t("ws"), t("o"), t("e"));
+  const std::string wmsg = read_file(t("o"));
+  BOOST_TEST(wide == 1, wmsg);
+  BOOST_TEST(wmsg.find("FAIL index.html: at 400 px the page is ") != std::string::npos, wmsg);
+  BOOST_TEST(wmsg.find("p.long (right edge ") != std::string::npos, wmsg);
+  BOOST_TEST(wmsg.find("table") == std::string::npos, wmsg);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -200,11 +200,14 @@ BOOST_AUTO_TEST_CASE(attention_cost_quick) {
   double plain64 = -1;
   std::istringstream in(run.text);
   for (std::string line; std::getline(in, line);) {
-    char tier[16], layer[16], impl[16];
+    char tier[16], layer[16], impl[16], cpu_text[16];
     long long n = 0;
     double seconds = -1, mb = -1;
-    if (std::sscanf(line.c_str(), "%15s %15s %15s %lld %lf %lf", tier, layer, impl, &n, &seconds, &mb) == 6) {
+    // tier layer attention n seconds "CPU s" "peak MB"; PyTorch's rows have no CPU time ("-").
+    if (std::sscanf(line.c_str(), "%15s %15s %15s %lld %lf %15s %lf", tier, layer, impl, &n, &seconds, cpu_text,
+                    &mb) == 7) {
       if (std::string(tier) == "pytorch") {
+        BOOST_TEST(std::string(cpu_text) == "-");
         ++pytorch_rows;
         BOOST_TEST((n == 32 ? seconds == 0.5 && mb == 10.0 : n == 64 && seconds == 0.25 && mb == 20.0));
         continue;
@@ -212,6 +215,8 @@ BOOST_AUTO_TEST_CASE(attention_cost_quick) {
       ++rows;
       BOOST_TEST((n == 32 || n == 64));
       BOOST_TEST((seconds > 0 && seconds < 10));
+      const double cpu = std::atof(cpu_text);  // all threads' CPU time: at most threads x wall, plus rounding
+      BOOST_TEST((cpu > 0 && cpu <= 2 * seconds + 1e-3));
       BOOST_TEST(mb > -50.0);  // a peak minus the memory held before: small, may round below 0
       if (std::string(layer) == "attention" && std::string(impl) == "plain" && n == 64) plain64 = seconds;
     }

@@ -249,6 +249,44 @@ BOOST_AUTO_TEST_CASE(grid_of_two_by_three_has_six_plot_areas) {
   for (const Box& b : L.ylabels) BOOST_CHECK_LT(b.x1, L.axes[0].x0);
 }
 
+// The Transformer's weights at 4 layers and 8 heads in the book's figsize (7, 3.5): the canvas
+// grows until each panel's longer side is 0.6 inch, titles wider than a panel are
+// shortened ("Head 3" -> "H3"), and no two titles or axis labels overlap (an axis label
+// that would run into the next panel's is drawn once for the grid). The 2 x 4 default
+// keeps its canvas and every label.
+BOOST_AUTO_TEST_CASE(heatmap_many_panels_stay_readable) {
+  HeatmapOptions opt;
+  opt.xlabel = "Key positions";
+  opt.ylabel = "Query positions";
+  opt.figsize = {7.0f, 3.5f};
+  for (int h = 1; h <= 8; ++h) opt.titles.push_back("Head " + std::to_string(h));
+  const HeatmapGrid g{4, 8, 10, 10, std::vector<float>(4 * 8 * 100, 0.25f)};
+  const HeatmapLayout L = heatmap_layout(g, opt);
+  BOOST_TEST(L.width > 7 * 200);
+  BOOST_TEST(L.axes[0].width() >= 0.98f * 0.6f * 200);
+  // Grown, the panels hold "Head 3"; panels one column wide cannot, and get "H3".
+  BOOST_TEST(L.title_text[2] == "Head 3");
+  const HeatmapLayout N = heatmap_layout(HeatmapGrid{1, 8, 10, 1, std::vector<float>(80, 0.25f)}, opt);
+  BOOST_TEST(N.title_text[2] == "H3");
+  for (size_t k = 0; k + 1 < 8; ++k) BOOST_TEST(N.titles[k].x1 <= N.titles[k + 1].x0, k);
+  auto apart_x = [](const Box& a, const Box& b) { return a.x1 <= b.x0 || b.x1 <= a.x0; };
+  auto apart_y = [](const Box& a, const Box& b) { return a.y1 <= b.y0 || b.y1 <= a.y0; };
+  for (size_t k = 0; k + 1 < 8; ++k) BOOST_TEST(apart_x(L.titles[k], L.titles[k + 1]), k);
+  for (size_t k = 0; k + 1 < L.xlabels.size(); ++k) BOOST_TEST(apart_x(L.xlabels[k], L.xlabels[k + 1]), k);
+  for (size_t k = 0; k + 1 < L.ylabels.size(); ++k) BOOST_TEST(apart_y(L.ylabels[k], L.ylabels[k + 1]), k);
+  show_heatmaps(g, opt, scratch()("many.png"));
+  BOOST_TEST(load(scratch()("many.png")).width == L.width);
+
+  opt.titles.resize(4);
+  const HeatmapGrid two{2, 4, 5, 10, std::vector<float>(2 * 4 * 50, 0.25f)};
+  const HeatmapLayout D = heatmap_layout(two, opt);
+  BOOST_TEST(D.width == 7 * 200);
+  BOOST_TEST(D.title_text[2] == "Head 3");
+  BOOST_TEST(D.xlabels.size() == 4u);
+  BOOST_TEST(D.ylabels.size() == 1u);  // "Query positions" is taller than a row of 5 queries
+  BOOST_TEST(std::fabs(D.ylabels[0].cy() - 0.5f * (D.axes[0].y0 + D.axes[7].y1)) < 1.0f);
+}
+
 BOOST_AUTO_TEST_CASE(blues_nan_and_constant_matrices) {
   HeatmapGrid g{1, 1, 2, 2, {0.0f, NAN, 2.0f, 4.0f}};
   HeatmapOptions opt = book_options();

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/data/text.h"
 
+namespace fs = std::filesystem;
 using d2l_test::message_has;
 
 namespace utf = boost::unit_test;
@@ -331,6 +333,25 @@ BOOST_AUTO_TEST_CASE(book_layout_fixture) {
   BOOST_TEST((row(d.tgt, 3) == std::vector<int64_t>{8, 0, 5, 3, 1}));  // nous <unk> . <eos>
   BOOST_TEST((d.src.valid_len == std::vector<int64_t>{3, 3, 3, 4, 4, 3}));
   BOOST_TEST((d.tgt.valid_len == std::vector<int64_t>{3, 3, 3, 4, 4, 3}));
+}
+
+// From any directory a program finds the repository's data: run from /tmp, the 10.4 program
+// trains on the bundled corpus under the repository it was built from (the compiled-in root,
+// or the program's own parents). Without the corpus the error names where it looked and how
+// to get the data, not only `make data`.
+BOOST_AUTO_TEST_CASE(data_found_from_any_directory) {
+  const std::string root = fs::current_path().string();
+  const std::string exe = fs::absolute(d2l_test::build_dir() + "/chapters/bahdanau_attention").string();
+  const d2l_test::TempDir t("data_anywhere");
+  const auto [rc, out] = d2l_test::run_capture("cd " + t.path.string() + " && " + exe + " --quick --epochs 1 --out " +
+                                                t.path.string() + "/out");
+  BOOST_TEST(rc == 0, out);
+  BOOST_TEST(out.find("using data: " + root + "/chapters/data/fra-eng-small.txt") != std::string::npos, out);
+  BOOST_TEST(d2l::data_root() == ".");  // the suite runs in the repository: paths stay relative
+  const std::string missing = d2l::resolve_nmt_data("", t.path.string()).path;
+  BOOST_TEST(missing == t.path.string() + "/chapters/data/fra-eng-small.txt");
+  BOOST_CHECK_EXCEPTION(d2l::read_data_nmt(missing), std::invalid_argument,
+                        message_has({"read_data_nmt", missing, "set D2L_ROOT", "--data PATH/TO/fra.txt", "make data"}));
 }
 
 // The book's own fra.txt, when `make data` has fetched it (skipped otherwise): the file the

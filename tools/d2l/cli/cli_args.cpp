@@ -155,6 +155,10 @@ void CliArgs::parse(const std::vector<std::string>& args) {
 }
 
 void CliArgs::parse_or_exit(int argc, char** argv) {
+  // Every chapter program takes --quick (a smoke run for scripts and the suite); one whose
+  // whole run already takes a moment accepts it and runs as it always does.
+  if (has("out") && has("seed") && !has("quick"))
+    add_flag("quick", "accepted for scripts that pass it to every program: this program's run is already short");
   try {
     parse(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const UsageError& e) {

@@ -18,6 +18,12 @@ const char* const kBundled = "chapters/data/fra-eng-small.txt";
 
 bool file_exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
 
+std::string candidates() {  // where data_root() looked, for a hint
+  std::string tried;
+  for (const std::string& d : data_root_candidates()) tried += (tried.empty() ? "" : ", ") + d;
+  return tried;
+}
+
 // At most ~n bytes of s for an error message, never cutting a UTF-8 character in two.
 std::string excerpt(const std::string& s, size_t n) {
   if (s.size() <= n) return s;
@@ -40,8 +46,10 @@ std::string read_data_nmt(const std::string& path) {
   // file saved by a Windows editor gives the same tokens as the original.
   std::string text = normalize_text(read_text_file(
       path, "read_data_nmt",
-      "run `make data` to download the book's fra-eng corpus into data/fra-eng/, or pass "
-      "--data PATH/TO/fra.txt (english<TAB>french, one pair a line)"));
+      "the bundled corpus is the repository's chapters/data/fra-eng-small.txt, which a program finds from any "
+      "directory when it runs where it was built (else set D2L_ROOT to the repository: looked in " +
+          candidates() + "); `make data` downloads the book's corpus into data/fra-eng/; or pass --data "
+          "PATH/TO/fra.txt (english<TAB>french, one pair a line)"));
   // Python's open(..., encoding='utf-8').read() would fail on the first bad byte; we
   // say which line holds it.
   int64_t line = 1;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/d2l/data/data_root.h"
 #include "tools/d2l/data/vocab.h"
 
 namespace d2l {
@@ -21,12 +22,13 @@ using TokenLines = std::vector<std::vector<std::string>>;
 // Where the fra-eng pairs come from, in this order: --data PATH; <root>/data/fra-eng/fra.txt
 // (written by `make data`); the small corpus bundled with the repo,
 // <root>/chapters/data/fra-eng-small.txt. `description` is what programs print after
-// "using data: ". Programs run from the repository root (root ".").
+// "using data: ". The root is the repository, found from any directory (data_root.h); when
+// neither file is there the error names the directories tried and how to get the data.
 struct DataSource {
   std::string path;
   std::string description;
 };
-DataSource resolve_nmt_data(const std::string& cli_path = "", const std::string& root = ".");
+DataSource resolve_nmt_data(const std::string& cli_path = "", const std::string& root = data_root());
 
 // The whole file as one string, with a UTF-8 byte-order mark dropped and "\r\n" (or a lone
 // "\r") turned into "\n" (text.h's normalize_text). A missing file throws, naming the path

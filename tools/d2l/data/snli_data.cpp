@@ -396,9 +396,12 @@ SNLISource resolve_snli_data(const std::string& cli_dir, const std::string& root
     return source;
   }
   const fs::path bundled = fs::path(root) / "chapters" / "data" / "snli-small";
+  std::string tried;
+  for (const std::string& d : data_root_candidates()) tried += (tried.empty() ? "" : ", ") + d;
   check(is_file(bundled / "train.tsv") && is_file(bundled / "test.tsv"), "resolve_snli_data",
         "no SNLI data: neither ", downloaded.string(), " nor ", bundled.string(),
-        " found. HINT: ", kHint);
+        " found. HINT: the bundled set lives in the repository's chapters/data/; run the program from the "
+        "repository or set D2L_ROOT to it (looked for chapters/data/ in: ", tried, "), or ", kHint);
   SNLISource source =
       from_dir(bundled, "the small set bundled with the repo; `make data` or --data DIR for SNLI");
   if (is_file(bundled / "vectors.txt"))

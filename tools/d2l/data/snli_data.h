@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/d2l/data/data_root.h"
 #include "tools/d2l/data/vocab.h"
 
 namespace d2l {
@@ -108,7 +109,7 @@ struct SNLISource {
 // `make data`, with <root>/data/glove.6B.100d/vec.txt as `embeddings` when present: the
 // book's full setting); else the bundled <root>/chapters/data/snli-small/ (with its
 // vectors.txt as `embeddings`). cli_dir "" = no flag.
-SNLISource resolve_snli_data(const std::string& cli_dir, const std::string& root = ".");
+SNLISource resolve_snli_data(const std::string& cli_dir, const std::string& root = data_root());
 
 // The book's load_data_snli: train_iter (shuffled), test_iter (in order) and the training
 // vocabulary.

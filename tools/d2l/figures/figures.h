@@ -87,14 +87,20 @@ struct HeatmapLayout {
   // finite floats can overflow float (-3e38..3e38), which painted every cell one colour.
   double vmin = 0, vmax = 1;
   std::vector<double> colorbar_ticks;
-  std::vector<Box> xlabels;       // under each bottom-row axes (empty box: no label)
-  std::vector<Box> ylabels;       // left of each first-column axes
+  std::vector<Box> xlabels;       // under each bottom-row axes (empty box: no label), or one
+                                  // under the whole grid when the label is wider than a panel
+  std::vector<Box> ylabels;       // left of each first-column axes, or one for the grid likewise
   std::vector<Box> titles;        // over every axes (the book sets one per subplot)
+  std::vector<std::string> title_text;  // as drawn: "Head 3" shortened to "H3" when too wide
+  float title_font = 0;           // pixels: the style's title size, smaller for titles too wide
   int64_t nonfinite = 0;          // NaN/inf values, drawn in kNonFiniteColor
 };
 
 // Checks the grid and options (std::invalid_argument "[show_heatmaps] ..." naming the
-// shape) and computes the layout.
+// shape) and computes the layout. figsize is a minimum: when a panel's longer side would be
+// under kMinPanelInches (many layers or heads), the canvas grows until it is not, so the
+// figure reads at any number of panels; labels and titles never overlap (see HeatmapLayout).
+constexpr float kMinPanelInches = 0.6f;
 HeatmapLayout heatmap_layout(const HeatmapGrid& grid, const HeatmapOptions& opt);
 // Draws and writes the PNG or SVG. Non-finite values are drawn grey with a warning on stderr; a
 // constant grid gets a colour scale of value ± 10% (± 0.5 around 0) and mid-scale cells.

@@ -140,6 +140,16 @@ HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
   check(s > 0.05f, "show_heatmaps", "figsize (", opt.figsize.first, ", ", opt.figsize.second,
         ") is too small for the labels of matrices ", Shape{g.rows, g.cols, g.height, g.width},
         "; use a larger figsize or a smaller fontsize");
+  // Panels too small to read (many layers or heads in the book's figsize): a larger canvas,
+  // so that each panel's longer side is at least kMinPanelInches. Labels keep their size.
+  const float min_panel = kMinPanelInches * static_cast<float>(opt.dpi);
+  const float panel = static_cast<float>(std::max(g.height, g.width)) * s;
+  if (panel < 0.98f * min_panel) {
+    const float f = std::min(4.0f, 1.05f * min_panel / panel);
+    HeatmapOptions bigger = opt;
+    bigger.figsize = {opt.figsize.first * f, opt.figsize.second * f};
+    return heatmap_layout(g, bigger);
+  }
   L.cell = s;
 
   // Centre the whole block (labels, grid, colorbar) in the canvas.
@@ -158,21 +168,47 @@ HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
   // Label positions: beyond the tick labels by labelpad, as matplotlib places them.
   auto xlabel_y = [&](const Box& a) { return a.y1 + st.tick_len + st.tick_pad + xtick_h + st.label_pad; };
   auto ylabel_x = [&](const Box& a) { return a.x0 - st.tick_len - st.tick_pad - ytick_w - st.label_pad; };
+  // Titles wider than a panel and its gap would run into each other: "Head 3" becomes "H3"
+  // (a word and a number: its first letter and the number); other titles stay whole.
+  L.title_text = opt.titles;
+  float widest_title = 0;
+  for (const std::string& t : opt.titles) widest_title = std::max(widest_title, measure_text(t, st.title_font).width);
+  if (widest_title > g.width * s + 0.9f * wgap)
+    for (std::string& t : L.title_text) {
+      const size_t sp = t.rfind(' ');
+      const bool number = sp != std::string::npos && sp + 1 < t.size() &&
+                          t.find_first_not_of("0123456789", sp + 1) == std::string::npos;
+      if (number) t = t.substr(0, 1) + t.substr(sp + 1);
+    }
+  // Still too wide (titles that are phrases): a smaller title font, down to 60%.
+  L.title_font = st.title_font;
+  widest_title = 0;
+  for (const std::string& t : L.title_text) widest_title = std::max(widest_title, measure_text(t, st.title_font).width);
+  if (widest_title > g.width * s + 0.9f * wgap)
+    L.title_font = st.title_font * std::max(0.6f, (g.width * s + 0.9f * wgap) / widest_title);
   for (int64_t k = 0; k < g.rows * g.cols; ++k) {
     const Box& a = L.axes[k];
     if (!opt.titles.empty())
-      L.titles.push_back(text_box(opt.titles[k % g.cols], st.title_font, a.cx(), a.y0 - st.title_pad, HAlign::kCenter,
-                                  VAlign::kBottom));
+      L.titles.push_back(text_box(L.title_text[k % g.cols], L.title_font, a.cx(), a.y0 - st.title_pad,
+                                  HAlign::kCenter, VAlign::kBottom));
   }
-  for (int64_t c = 0; c < g.cols; ++c) {
+  // An axis label per column (row) when it fits beside the next one's, else one label
+  // centred on the whole grid, as matplotlib's fig.supxlabel / supylabel would.
+  const Box& first = L.axes[0];
+  const Box& last = L.axes[static_cast<size_t>(g.rows * g.cols - 1)];
+  const bool x_each = g.cols == 1 || measure_text(opt.xlabel, st.font).width <= g.width * s + 0.9f * wgap;
+  const bool y_each = g.rows == 1 || measure_text(opt.ylabel, st.font).width <= g.height * s + 0.9f * hgap;
+  for (int64_t c = 0; c < (x_each ? g.cols : 1); ++c) {
     const Box& a = L.axes[(g.rows - 1) * g.cols + c];
+    const float cx = x_each ? a.cx() : 0.5f * (first.x0 + last.x1);
     L.xlabels.push_back(opt.xlabel.empty() ? Box{}
-                                           : text_box(opt.xlabel, st.font, a.cx(), xlabel_y(a), HAlign::kCenter, VAlign::kTop));
+                                           : text_box(opt.xlabel, st.font, cx, xlabel_y(a), HAlign::kCenter, VAlign::kTop));
   }
-  for (int64_t r = 0; r < g.rows; ++r) {
+  for (int64_t r = 0; r < (y_each ? g.rows : 1); ++r) {
     const Box& a = L.axes[r * g.cols];
+    const float cy = y_each ? a.cy() : 0.5f * (first.y0 + last.y1);
     L.ylabels.push_back(opt.ylabel.empty() ? Box{}
-                                           : text_box(opt.ylabel, st.font, ylabel_x(a), a.cy(), HAlign::kRight,
+                                           : text_box(opt.ylabel, st.font, ylabel_x(a), cy, HAlign::kRight,
                                                       VAlign::kCenter, true));
   }
   return L;
@@ -252,12 +288,12 @@ void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::s
           c.text(ys[k], st.tick_font, a.x0 - st.tick_len - st.tick_pad, y, HAlign::kRight, VAlign::kCenter);
       }
       if (!opt.titles.empty())
-        c.text(opt.titles[col], st.title_font, a.cx(), a.y0 - st.title_pad, HAlign::kCenter, VAlign::kBottom);
+        c.text(L.title_text[col], L.title_font, a.cx(), a.y0 - st.title_pad, HAlign::kCenter, VAlign::kBottom);
     }
-  for (int64_t col = 0; col < g.cols && !opt.xlabel.empty(); ++col)
-    c.text(opt.xlabel, st.font, L.xlabels[col].cx(), L.xlabels[col].y0, HAlign::kCenter, VAlign::kTop);
-  for (int64_t r = 0; r < g.rows && !opt.ylabel.empty(); ++r)
-    c.text(opt.ylabel, st.font, L.ylabels[r].x1, L.ylabels[r].cy(), HAlign::kRight, VAlign::kCenter, kBlack, true);
+  for (size_t k = 0; k < L.xlabels.size() && !opt.xlabel.empty(); ++k)
+    c.text(opt.xlabel, st.font, L.xlabels[k].cx(), L.xlabels[k].y0, HAlign::kCenter, VAlign::kTop);
+  for (size_t k = 0; k < L.ylabels.size() && !opt.ylabel.empty(); ++k)
+    c.text(opt.ylabel, st.font, L.ylabels[k].x1, L.ylabels[k].cy(), HAlign::kRight, VAlign::kCenter, kBlack, true);
 
   // The colorbar: vmin at the bottom, one cell per pixel row (the colour at its centre),
   // ticks and numbers on its right.

@@ -10,14 +10,20 @@
 
 int main(int argc, char** argv) {
   d2l::CliArgs args("book",
-                    "Writes the companion pages (index.html and one page per section: output, figures, source) "
+                    "Writes the companion pages (index.html and one page per section: the book's section, output, figures, "
+                    "exercises, source) "
                     "from the chapter programs' runs; `make book` runs the programs first.");
   args.add_string("runs", "build/book-run", "the runs: <name>.log, <name>.trace, settings.txt", "DIR");
   args.add_string("out", "out/book", "where the pages go (created)", "DIR");
-  args.add_string("root", ".", "the repository (chapters/, layers/, README.md)", "DIR");
+  args.add_string("root", ".", "the repository (chapters/, layers/)", "DIR");
   args.add_string("engine", "", "the engine compiled for the browser (make browser): the sections' live panels", "FILE");
+  args.add_flag("list-runs", "print the exercise runs `make exercises` makes (id, program, arguments; tab-separated)");
   args.parse_or_exit(argc, argv);
   return d2l::run_reporting_errors([&] {
+    if (args.get_flag("list-runs")) {
+      std::fputs(d2l::book::list_runs().c_str(), stdout);
+      return 0;
+    }
     d2l::book::BookOptions opt;
     opt.runs = args.get_string("runs");
     opt.out = args.get_string("out");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/io/files.h"
+#include "tools/programs/book/catalog.h"
 #include "tools/programs/book/html.h"
 #include "tools/programs/book/live_panels.h"
 
@@ -73,58 +74,63 @@ struct Block {
   std::vector<Item> items;
 };
 
-struct Section {
-  std::string name, number, zh, en;  // attention_cues, 10.1, 注意力提示, Attention Cues
+
+// One program run: what it printed and where its banners and figures come from.
+struct Run {
+  std::string command;  // "build/chapters/nadaraya_watson --ex 1"
   std::vector<std::string> log;
   std::vector<Event> events;
-  std::vector<std::string> sources;  // chapter program, layers, other files the trace names
 };
 
+struct ExerciseRun {
+  ExerciseInfo info;
+  std::optional<Run> run;  // none: not run yet (`make exercises`), or answered by another's run
+};
+
+using Marks = std::vector<std::vector<bool>>;  // per source file, the lines the page links to
+
+struct Section {
+  SectionInfo info;
+  Run run;                             // the section's code, the program at its defaults
+  std::vector<ExerciseRun> exercises;  // in the book's order
+  std::vector<std::string> sources;    // the section's file first, then exercises, layers, ...
+};
+
+// Phone width: the body never scrolls sideways; a box of code, printed output or a table
+// scrolls inside itself (pre and .wide keep their columns), long words in prose break.
 const char* const kStyle =
+    "html{-webkit-text-size-adjust:100%}"
     "body{font-family:DejaVu Sans,Bitstream Vera Sans,Verdana,sans-serif;margin:0 auto;max-width:64rem;"
-    "padding:0 1rem 3rem;line-height:1.45;color:#222}"
-    "nav{padding:.6rem 0;border-bottom:1px solid #ddd;font-size:.9rem}nav a{margin-right:1rem}"
-    "h1 .en,h2 .en{color:#555;font-weight:normal}h1 .num{color:#a00;margin-right:.4rem}"
+    "padding:0 .8rem 3rem;line-height:1.45;color:#222;overflow-wrap:break-word}"
+    "nav{padding:.6rem 0;border-bottom:1px solid #ddd;font-size:.9rem;display:flex;flex-wrap:wrap;gap:.3rem 1rem}"
+    "nav.toc{border:0;padding:.2rem 0}"
+    "h1{font-size:1.5rem}h1 .en,h2 .en,h3 .en{color:#555;font-weight:normal}h1 .num{color:#a00;margin-right:.4rem}"
+    ".book{background:#f4f8ff;border:1px solid #d5e2f5;padding:.5rem .7rem;margin:.8rem 0}"
     "pre{background:#f7f7f7;border:1px solid #e3e3e3;padding:.5rem .7rem;overflow-x:auto;font-size:.82rem;"
-    "line-height:1.3}pre.out{white-space:pre-wrap;overflow-wrap:anywhere}"
-    ".block{border-left:3px solid #c33;padding-left:.8rem;margin:1.4rem 0}.block h3{margin:.2rem 0;font-size:1rem}"
+    "line-height:1.3;white-space:pre;max-width:100%;box-sizing:border-box}"
+    "pre.cmd{background:#222;color:#eee;border-color:#222}"
+    ".block{border-left:3px solid #c33;padding-left:.7rem;margin:1.4rem 0;min-width:0}"
+    ".block h3,.block h4{margin:.2rem 0;font-size:1rem}"
+    ".exercise{border-top:2px solid #36c;margin:2rem 0 1rem;padding-top:.4rem}"
+    ".exercise .block{border-left-color:#36c}.q{font-size:1.05rem;font-weight:bold;margin:.3rem 0}"
+    ".note{font-size:.9rem;background:#fff8e1;border:1px solid #f0dc9c;padding:.4rem .6rem}"
     ".from{font-size:.85rem;color:#555;margin:.2rem 0}"
-    "figure{margin:.8rem 0}figure svg{max-width:100%;height:auto;display:block}"
-    "figcaption{font-size:.85rem;color:#555}"
+    "figure{margin:.8rem 0}figure svg,figure img{max-width:100%;height:auto;display:block}"
+    "figcaption{font-size:.85rem;color:#555;overflow-wrap:anywhere}"
+    "details.again>summary{font-weight:normal;color:#555;font-size:.9rem}details{margin:.4rem 0}summary{cursor:pointer;font-weight:bold;overflow-wrap:anywhere}"
     "pre.src{background:#fcfcfc}pre.src .ln{color:#999;text-decoration:none;user-select:none}"
     "pre.src .cm{color:#2a6e2a}pre.src .st{color:#8a4b08}pre.src .ref{background:#fff3c4}"
     "pre.src :target{background:#ffd86b;outline:1px solid #e0a800}"
+    ".wide{overflow-x:auto;max-width:100%}"
     "table{border-collapse:collapse;font-size:.88rem;margin:.6rem 0}"
     "td,th{border:1px solid #ddd;padding:.3rem .5rem;vertical-align:top;text-align:left}th{background:#f3f3f3}"
-    "code{background:#f3f3f3;padding:0 .2rem}";
+    ".nw{white-space:nowrap}ul.map{list-style:none;padding:0}ul.map li{margin:.5rem 0}ul.map .meta{font-size:.85rem;color:#555}"
+    "table.ex td:first-child{white-space:nowrap}code{background:#f3f3f3;padding:0 .2rem;overflow-wrap:anywhere}";
 
 std::string page_head(const std::string& title) {
   return "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"zh-Hans\">\n<head>\n"
          "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
          "<title>" + escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-}
-
-// The title from the chapter's first comment lines: "// chapters/x.cpp — 10.1 注意力提示 /
-// Attention Cues (sec_attention-cues)." (the heading may wrap onto the next lines).
-void parse_title(Section& s, const std::vector<std::string>& lines, const std::string& file) {
-  std::string head;
-  for (const std::string& l : lines) {
-    if (l.rfind("//", 0) != 0 || trim(l.substr(2)).empty()) break;
-    head += (head.empty() ? "" : " ") + trim(l.substr(2));
-    if (head.find("(sec_") != std::string::npos) break;
-  }
-  const std::string dash = "\xE2\x80\x94 ";  // "— "
-  const size_t d = head.find(dash), sec = head.find(" (sec_");
-  if (d == std::string::npos || sec == std::string::npos || sec < d)
-    throw std::runtime_error("book: " + file + ": the first comment lines do not give the section as "
-                             "'— 10.1 中文 / English (sec_...)'");
-  const std::string title = head.substr(d + dash.size(), sec - d - dash.size());
-  const size_t sp = title.find(' ');
-  s.number = title.substr(0, sp);
-  const std::string names = sp == std::string::npos ? "" : title.substr(sp + 1);
-  const size_t slash = names.find(" / ");
-  s.zh = trim(names.substr(0, slash));
-  s.en = slash == std::string::npos ? s.zh : trim(names.substr(slash + 3));
 }
 
 std::vector<Event> read_trace(const fs::path& p) {
@@ -161,7 +167,7 @@ std::vector<std::string> read_log(const fs::path& p) {
 
 // Splits the log at its banners, pairing each banner and "saved" line with the trace's next
 // event of that kind and text (a line that only looks like one stays text).
-std::vector<Block> blocks_of(const Section& s) {
+std::vector<Block> blocks_of(const Run& s) {
   std::vector<Block> blocks(1);
   size_t next_banner = 0, next_figure = 0;
   auto find = [&](size_t& from, const std::string& kind, const std::string& text) -> const Event* {
@@ -245,6 +251,8 @@ std::string inline_md(const std::string& md) {  // `code` and **bold** in a READ
   return out;
 }
 
+const char* const kLian = "\xE7\xBB\x83\xE4\xB9\xA0";  // 练习 (exercise)
+
 class Writer {
  public:
   explicit Writer(const BookOptions& opt)
@@ -260,56 +268,69 @@ class Writer {
   }
 
  private:
+  // ---- reading ----------------------------------------------------------------------------
+
   const std::vector<std::string>& source(const std::string& path) {
     auto it = files_.find(path);
     if (it == files_.end()) it = files_.emplace(path, split_lines(read_text(root_ / path))).first;
     return it->second;
   }
 
+  // The run <runs>/<stem>.log (+ .trace); none when the log is not there.
+  std::optional<Run> read_run(const std::string& stem, const std::string& command) const {
+    const fs::path runs(opt_.runs);
+    if (!fs::exists(runs / (stem + ".log"))) return std::nullopt;
+    return Run{command, read_log(runs / (stem + ".log")), read_trace(runs / (stem + ".trace"))};
+  }
+
+  void add_source(Section& s, std::set<std::string>& seen, const std::string& f) {
+    if (seen.count(f) || !fs::exists(root_ / f)) return;
+    seen.insert(f);
+    s.sources.push_back(f);
+  }
+
+  // The files a page lists: the section's program, its exercises' file, the layers it
+  // includes (and theirs), the other programs its exercises run, then any other file a
+  // trace names (a trainer in tools/d2l/train/ that drew a curve).
+  void collect_sources(Section& s) {
+    std::set<std::string> seen;
+    const std::string chapter = "chapters/" + s.info.program + ".cpp";
+    add_source(s, seen, chapter);
+    add_source(s, seen, "chapters/exercises/" + s.info.program + ".cpp");
+    std::vector<std::string> todo = layer_includes(source(chapter));
+    for (size_t k = 0; k < todo.size(); ++k) {
+      const std::string h = todo[k], cpp = h.substr(0, h.size() - 2) + ".cpp";
+      for (const std::string& f : {h, cpp}) {
+        if (seen.count(f) || !fs::exists(root_ / f)) continue;
+        add_source(s, seen, f);
+        for (const std::string& more : layer_includes(source(f))) todo.push_back(more);
+      }
+    }
+    for (const ExerciseRun& e : s.exercises) add_source(s, seen, "chapters/" + e.info.program + ".cpp");
+    for (const Event& e : s.run.events) add_source(s, seen, e.file);
+    for (const ExerciseRun& x : s.exercises)
+      if (x.run)
+        for (const Event& e : x.run->events) add_source(s, seen, e.file);
+  }
+
   void load() {
     const fs::path runs(opt_.runs);
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(root_ / "chapters"))
-      if (e.path().extension() == ".cpp" && fs::exists(runs / (e.path().stem().string() + ".log")))
-        names.push_back(e.path().stem().string());
-    if (names.empty())
-      throw std::runtime_error("book: no run of any chapter program in " + runs.string() +
-                               " (<name>.log); `make book` runs them");
-    for (const std::string& name : names) {
-      Section s;
-      s.name = name;
-      const std::string chapter = "chapters/" + name + ".cpp";
-      parse_title(s, source(chapter), chapter);
-      s.log = read_log(runs / (name + ".log"));
-      s.events = read_trace(runs / (name + ".trace"));
-      // The sources: the program, the layers it includes (and theirs), then any other file
-      // the trace names (a trainer in tools/d2l/train/ that drew a curve).
-      s.sources.push_back(chapter);
-      std::vector<std::string> todo = layer_includes(source(chapter));
-      std::set<std::string> seen(s.sources.begin(), s.sources.end());
-      for (size_t k = 0; k < todo.size(); ++k) {
-        const std::string h = todo[k], cpp = h.substr(0, h.size() - 2) + ".cpp";
-        for (const std::string& f : {h, cpp}) {
-          if (seen.count(f) || !fs::exists(root_ / f)) continue;
-          seen.insert(f);
-          s.sources.push_back(f);
-          for (const std::string& more : layer_includes(source(f))) todo.push_back(more);
+    for (const SectionInfo& info : sections()) {
+      std::optional<Run> run = read_run(info.program, "build/chapters/" + info.program + program_arguments_of(runs));
+      if (!run) continue;
+      Section s{info, std::move(*run), {}, {}};
+      for (const ExerciseInfo& e : exercises())
+        if (e.section == info.number) {
+          const std::string cmd =
+              "build/chapters/" + e.program + (e.args.empty() ? "" : " " + e.args) + program_arguments_of(runs);
+          s.exercises.push_back({e, e.same_run_as ? std::nullopt : read_run("exercises/" + e.id(), cmd)});
         }
-      }
-      for (const Event& e : s.events)
-        if (!seen.count(e.file) && fs::exists(root_ / e.file)) {
-          seen.insert(e.file);
-          s.sources.push_back(e.file);
-        }
+      collect_sources(s);
       sections_.push_back(std::move(s));
     }
-    auto key = [](const Section& s) {  // 10.2 before 10.10, 10.x before 15.x
-      std::vector<int> k;
-      std::stringstream ss(s.number);
-      for (std::string part; std::getline(ss, part, '.');) k.push_back(std::atoi(part.c_str()));
-      return k;
-    };
-    std::sort(sections_.begin(), sections_.end(), [&](const Section& a, const Section& b) { return key(a) < key(b); });
+    if (sections_.empty())
+      throw std::runtime_error("book: no run of any chapter program in " + runs.string() +
+                               " (<name>.log); `make book` runs them");
     const fs::path settings = runs / "settings.txt";
     if (fs::exists(settings))
       for (const std::string& l : split_lines(read_text(settings))) {
@@ -318,42 +339,78 @@ class Writer {
       }
   }
 
+  // " --quick" when the runs were made with ARGS=--quick (settings.txt), else "".
+  static std::string program_arguments_of(const fs::path& runs) {
+    if (!fs::exists(runs / "settings.txt")) return "";
+    for (const std::string& l : split_lines(read_text(runs / "settings.txt")))
+      if (l.rfind("arguments: ", 0) == 0 && l.rfind("arguments: none", 0) != 0 && l.size() > 11)
+        return " " + l.substr(11);
+    return "";
+  }
+
+  // ---- page parts ---------------------------------------------------------------------------
+
   std::string nav(size_t i) const {
     std::string s = "<nav><a href=\"index.html\">\xE7\x9B\xAE\xE5\xBD\x95 / Contents</a>";  // 目录
     if (i > 0)
-      s += "<a href=\"" + sections_[i - 1].name + ".html\">\xE2\x86\x90 " + escape(sections_[i - 1].number + " " +
-                                                                                    sections_[i - 1].en) + "</a>";
+      s += "<a href=\"" + sections_[i - 1].info.program + ".html\">\xE2\x86\x90 " +
+           escape(sections_[i - 1].info.number + " " + sections_[i - 1].info.zh) + "</a>";
     if (i + 1 < sections_.size())
-      s += "<a href=\"" + sections_[i + 1].name + ".html\">" +
-           escape(sections_[i + 1].number + " " + sections_[i + 1].en) + " \xE2\x86\x92</a>";
+      s += "<a href=\"" + sections_[i + 1].info.program + ".html\">" +
+           escape(sections_[i + 1].info.number + " " + sections_[i + 1].info.zh) + " \xE2\x86\x92</a>";
     return s + "</nav>\n";
   }
 
-  std::string title_html(const Section& s) const {
-    return "<span class=\"num\">" + escape(s.number) + "</span>" + escape(s.zh) +
-           (s.en != s.zh ? " <span class=\"en\">/ " + escape(s.en) + "</span>" : "");
+  static std::string page_title(const Section& s) {
+    return s.info.number + " " + s.info.zh + (s.info.en != s.info.zh ? " / " + s.info.en : "") +
+           " \xC2\xB7 d2l-attention-cpp";
   }
 
-  std::string figure_html(const Section& s, const Figure& f, int index, std::vector<std::vector<bool>>& marks) {
+  // The book's section this page accompanies: number, titles, the link online, and what
+  // follows on the page (output, the exercises by number, the source).
+  std::string book_header(const Section& s) const {
+    std::string h = "<h1><span class=\"num\">" + escape(s.info.number) + "</span>" + escape(s.info.zh) +
+                    (s.info.en != s.info.zh ? " <span class=\"en\">/ " + escape(s.info.en) + "</span>" : "") +
+                    "</h1>\n<p class=\"book\">\xE3\x80\x8A\xE5\x8A\xA8\xE6\x89\x8B\xE5\xAD\xA6\xE6\xB7\xB1\xE5\xBA\xA6"
+                    "\xE5\xAD\xA6\xE4\xB9\xA0\xE3\x80\x8B " + escape(s.info.number) + ": <a href=\"" +
+                    escape(s.info.url) + "\">" + escape(s.info.url) + "</a><br/>Read the section there; this page "
+                    "shows what its code prints and draws when run in C++, then its exercises run.</p>\n";
+    h += "<nav class=\"toc\"><a href=\"#output\">\xE8\xBE\x93\xE5\x87\xBA / Output</a>";  // 输出
+    for (const ExerciseRun& e : s.exercises)
+      h += "<a href=\"#" + e.info.anchor() + "\">" + kLian + " " + std::to_string(e.info.number) + "</a>";
+    return h + "<a href=\"#source\">\xE6\xBA\x90\xE4\xBB\xA3\xE7\xA0\x81 / Source</a></nav>\n";  // 源代码
+  }
+
+  std::string figure_html(const Section& s, const Figure& f, int index, Marks& marks) {
     const fs::path src = fs::path(f.path).is_absolute() ? fs::path(f.path) : root_ / f.path;
     const fs::path png = src.extension() == ".png" ? src : fs::path(src).replace_extension(".png");
     const fs::path svg = fs::path(src).replace_extension(".svg");
     if (!fs::exists(src))
-      throw std::runtime_error("book: " + f.path + ", printed by " + s.name + ", is missing (run `make book` again)");
+      throw std::runtime_error("book: " + f.path + ", printed by " + s.info.program +
+                               ", is missing (run `make book` again)");
     const std::string base = png.filename().string();
-    const std::string rel = "figures/" + s.name + "/" + std::to_string(index) + "-" + base;
+    const std::string rel = "figures/" + s.info.program + "/" + std::to_string(index) + "-" + base;
     std::string html = "<figure id=\"fig-" + std::to_string(index) + "\">\n";
-    if (fs::exists(svg)) {
-      html += inline_svg(read_text(svg), "f" + std::to_string(index) + "-", base) + "\n";
+    // Inline SVG (its cells' tooltips work) while the page stays small enough for a phone;
+    // a big SVG (a heatmap of thousands of cells) or one past the page's budget is shown as
+    // its PNG, the SVG beside it as a file.
+    const std::string svg_text = fs::exists(svg) ? read_text(svg) : "";
+    const bool inline_it = !svg_text.empty() && (!fs::exists(png) || (svg_text.size() <= kMaxInlineSvg &&
+                                                                       inlined_ + svg_text.size() <= kPageSvgBudget));
+    const std::string svg_rel = fs::path(rel).replace_extension(".svg").string();
+    fs::create_directories(out_ / "figures" / s.info.program);
+    if (inline_it) {
+      inlined_ += svg_text.size();
+      html += inline_svg(svg_text, "f" + std::to_string(index) + "-", base) + "\n";
     } else {
-      html += "<img src=\"" + escape(rel) + "\" alt=\"" + escape(base) + "\" style=\"max-width:100%\"/>\n";
+      html += "<img src=\"" + escape(rel) + "\" alt=\"" + escape(base) + "\"/>\n";
+      if (!svg_text.empty()) write_file_atomically((out_ / svg_rel).string(), svg_text, "book");
     }
-    if (fs::exists(png)) {
-      fs::create_directories(out_ / "figures" / s.name);
-      write_file_atomically((out_ / rel).string(), read_text(png), "book");
-    }
+    if (fs::exists(png)) write_file_atomically((out_ / rel).string(), read_text(png), "book");
     html += "<figcaption>" + escape(f.path);
-    if (fs::exists(png)) html += " \xC2\xB7 <a href=\"" + escape(rel) + "\">PNG</a>";
+    if (fs::exists(png) && inline_it) html += " \xC2\xB7 <a href=\"" + escape(rel) + "\">PNG</a>";
+    if (!inline_it && !svg_text.empty())
+      html += " \xC2\xB7 <a href=\"" + escape(svg_rel) + "\">SVG (hover over a cell for its value)</a>";
     if (f.at != nullptr && has_source(s, f.at->file)) {
       const LineRange r = figure_range(source(f.at->file), f.at->line);
       mark(s, f.at->file, r, marks);
@@ -367,23 +424,45 @@ class Writer {
     return std::find(s.sources.begin(), s.sources.end(), f) != s.sources.end();
   }
 
-  static void mark(const Section& s, const std::string& file, LineRange r, std::vector<std::vector<bool>>& marks) {
+  static void mark(const Section& s, const std::string& file, LineRange r, Marks& marks) {
     const size_t k = static_cast<size_t>(std::find(s.sources.begin(), s.sources.end(), file) - s.sources.begin());
     for (int l = r.first; l <= r.last; ++l)
       if (static_cast<size_t>(l - 1) < marks[k].size()) marks[k][static_cast<size_t>(l - 1)] = true;
   }
 
-  void write_section(size_t i) {
-    const Section& s = sections_[i];
-    std::vector<std::vector<bool>> marks;
-    for (const std::string& f : s.sources) marks.emplace_back(source(f).size(), false);
+  // One run's output split at its banners, each block linked to the lines that printed it,
+  // figures inline. `id` prefixes the blocks' anchors ("out", "ex-2"); `level` is the
+  // headings' tag ("h3" for the section's, "h4" inside an exercise).
+  // The printed text of a block (figures aside), to tell a block an exercise run repeats.
+  static std::string block_text(const Block& b) {
+    std::string t = b.heading + "\n";
+    for (const Block::Item& item : b.items)
+      for (const std::string& l : item.text) t += l + "\n";
+    return t;
+  }
+
+  // An exercise that reruns the section's code first (a model trained again, then probed)
+  // prints the section's blocks again: `repeated` holds the section's blocks' texts, and
+  // each run of such blocks, printed exactly as under Output, is folded.
+  std::string run_output(const Section& s, const Run& run, const std::string& id, const std::string& level,
+                         int& figure_index, Marks& marks, const std::set<std::string>& repeated = {}) {
     std::string body;
-    const std::vector<Block> blocks = blocks_of(s);
-    int figure_index = 0;
+    const std::vector<Block> blocks = blocks_of(run);
+    bool folded = false;
     for (size_t b = 0; b < blocks.size(); ++b) {
       const Block& blk = blocks[b];
-      body += "<section class=\"block\" id=\"out-" + std::to_string(b + 1) + "\">\n";
-      if (!blk.heading.empty()) body += "<h3>" + escape(blk.heading) + "</h3>\n";
+      const bool again = !blk.heading.empty() && repeated.count(block_text(blk)) > 0;
+      if (again && !folded) {
+        size_t n = b;
+        while (n < blocks.size() && !blocks[n].heading.empty() && repeated.count(block_text(blocks[n]))) ++n;
+        body += "<details class=\"again\"><summary>the section's code again, printing what it printed under "
+                "Output (" + std::to_string(n - b) + (n - b == 1 ? " block" : " blocks") + ")</summary>\n";
+      } else if (!again && folded) {
+        body += "</details>\n";
+      }
+      folded = again;
+      body += "<section class=\"block\" id=\"" + id + "-" + std::to_string(b + 1) + "\">\n";
+      if (!blk.heading.empty()) body += "<" + level + ">" + escape(blk.heading) + "</" + level + ">\n";
       if (blk.at != nullptr && has_source(s, blk.at->file)) {
         int next = 0;  // the next banner called from the same file
         for (size_t c = b + 1; c < blocks.size() && next == 0; ++c)
@@ -392,14 +471,6 @@ class Writer {
         mark(s, blk.at->file, r, marks);
         body += "<p class=\"from\">printed by <a href=\"#" + line_anchor(blk.at->file, r.first) + "\">" +
                 escape(range_text(blk.at->file, r)) + "</a></p>\n";
-      } else if (blk.heading.empty()) {
-        const std::string chapter = s.sources[0];
-        const auto& lines = source(chapter);
-        int main_line = 1;
-        for (size_t l = 0; l < lines.size(); ++l)
-          if (lines[l].rfind("int main(", 0) == 0) main_line = static_cast<int>(l + 1);
-        body += "<p class=\"from\">printed before the first banner, by <a href=\"#" +
-                line_anchor(chapter, main_line) + "\">" + escape(chapter) + "'s main</a> and what it calls</p>\n";
       }
       for (const Block::Item& item : blk.items) {
         if (item.figure) {
@@ -412,116 +483,139 @@ class Writer {
       }
       body += "</section>\n";
     }
-    body += live_.section(s.name);  // the section's live panel, after its output
-    std::string sources;
-    for (size_t k = 0; k < s.sources.size(); ++k)
-      sources += "<section id=\"" + file_anchor(s.sources[k]) + "\">\n<h3>" + escape(s.sources[k]) + "</h3>\n" +
-                 source_listing(s.sources[k], source(s.sources[k]), marks[k]) + "</section>\n";
-    std::string files;
-    for (const std::string& f : s.sources)
-      files += (files.empty() ? "" : ", ") + std::string("<a href=\"#") + file_anchor(f) + "\">" + escape(f) + "</a>";
-    std::string page = page_head(s.number + " " + s.zh + " / " + s.en) + nav(i) + "<h1>" + title_html(s) + "</h1>\n" +
-                       "<p>The output of <code>build/chapters/" + escape(s.name) + program_arguments() +
-                       "</code> as it printed it, split at its banners, with its figures; then the source: " + files +
-                       ". Highlighted source lines printed or drew something above.</p>\n" +
-                       "<h2>\xE8\xBE\x93\xE5\x87\xBA <span class=\"en\">/ Output</span></h2>\n" + body +  // 输出
-                       "<h2>\xE6\xBA\x90\xE4\xBB\xA3\xE7\xA0\x81 <span class=\"en\">/ Source</span></h2>\n" +  // 源代码
-                       sources + nav(i) + "</body>\n</html>\n";
-    write_file_atomically((out_ / (s.name + ".html")).string(), page, "book");
+    return body + (folded ? "</details>\n" : "");
   }
 
-  std::string program_arguments() const {  // " --quick", or "" for the defaults ("none: ...")
-    for (const auto& kv : settings_)
-      if (kv.first == "arguments" && !kv.second.empty() && kv.second.rfind("none", 0) != 0)
-        return " " + escape(kv.second);
-    return "";
+  // The section's code as the book runs it: the program at its defaults.
+  std::string section_output(const Section& s, int& figure_index, Marks& marks) {
+    return "<h2 id=\"output\">\xE8\xBE\x93\xE5\x87\xBA <span class=\"en\">/ Output</span></h2>\n"  // 输出
+           "<p>What the section's program printed, in the book's order, split at its banners (each names the "
+           "book's subsection), with its figures:</p>\n<pre class=\"cmd\">" +
+           escape(s.run.command) + "</pre>\n" + run_output(s, s.run, "out", "h3", figure_index, marks);
   }
 
-  // README.md's exercises table, each row's section linked to its page.
-  std::string exercises_table() {
-    const std::vector<std::string> lines = split_lines(read_text(root_ / "README.md"));
-    size_t k = 0;
-    while (k < lines.size() && lines[k] != "## Exercises") ++k;
-    while (k < lines.size() && lines[k].rfind("| section |", 0) != 0) ++k;
-    if (k >= lines.size()) throw std::runtime_error("book: README.md has no exercises table under '## Exercises'");
-    std::string html = "<table>\n<tr><th>section</th><th>exercise</th><th>command</th><th>what you will see</th></tr>\n";
-    for (k += 2; k < lines.size() && lines[k].rfind("|", 0) == 0; ++k) {
-      std::vector<std::string> cells;
-      std::string cur;
-      bool code = false;
-      for (size_t c = 1; c < lines[k].size(); ++c) {  // a '|' inside `code` is text
-        const char ch = lines[k][c];
-        if (ch == '`') code = !code;
-        if (ch == '|' && !code) {
-          cells.push_back(trim(cur));
-          cur.clear();
-        } else {
-          cur += ch;
-        }
-      }
-      if (cells.size() != 4)
-        throw std::runtime_error("book: README.md:" + std::to_string(k + 1) + ": an exercises row needs 4 cells, has " +
-                                 std::to_string(cells.size()));
-      const Section* target = nullptr;  // the last section number the cell names: "9.7 (through 10.4)" -> 10.4
-      size_t best = 0;
-      for (const Section& s : sections_)
-        for (size_t p = cells[0].find(s.number); p != std::string::npos; p = cells[0].find(s.number, p + 1)) {
-          const size_t after = p + s.number.size();
-          const bool whole = (p == 0 || !std::isdigit(static_cast<unsigned char>(cells[0][p - 1])) ) &&
-                             (after >= cells[0].size() || !std::isdigit(static_cast<unsigned char>(cells[0][after])));
-          if (whole && (target == nullptr || p >= best)) target = &s, best = p;
-        }
-      html += "<tr><td>" + (target ? "<a href=\"" + target->name + ".html\">" + inline_md(cells[0]) + "</a>"
-                                   : inline_md(cells[0])) +
-              "</td><td>" + inline_md(cells[1]) + "</td><td>" + inline_md(cells[2]) + "</td><td>" +
-              inline_md(cells[3]) + "</td></tr>\n";
+  // One exercise: its heading (练习 N), the question in a line, the command, what the
+  // bundled data can show, then the run's output and figures.
+  std::string exercise_part(const Section& s, const ExerciseRun& e, int& figure_index, Marks& marks) {
+    const ExerciseInfo& x = e.info;
+    std::string cmd = "build/chapters/" + x.program + (x.args.empty() ? "" : " " + x.args);
+    std::string h = "<section class=\"exercise\" id=\"" + x.anchor() + "\">\n<h3>" + kLian + " " + escape(x.section) +
+                    "." + std::to_string(x.number) + " <span class=\"en\">/ Exercise " + std::to_string(x.number) +
+                    "</span></h3>\n<p class=\"q\">" + escape(x.question) + "</p>\n";
+    if (x.same_run_as != 0) {
+      h += "<p>The run of <a href=\"#ex-" + std::to_string(x.same_run_as) + "\">" + kLian + " " + escape(x.section) +
+           "." + std::to_string(x.same_run_as) + "</a> above answers it too:</p>\n<pre class=\"cmd\">" + escape(cmd) +
+           "</pre>\n";
+      if (!x.note.empty()) h += "<p class=\"note\">" + inline_md(x.note) + "</p>\n";
+      return h + "</section>\n";
     }
-    return html + "</table>\n";
+    if (e.run) cmd = e.run->command;
+    h += "<pre class=\"cmd\">" + escape(cmd) + "</pre>\n";
+    if (!x.note.empty()) h += "<p class=\"note\">" + inline_md(x.note) + "</p>\n";
+    if (!e.run)
+      return h + "<p class=\"note\">Not run yet: <code>make exercises</code> (or <code>make book</code>) runs it "
+                 "and the page shows its output here.</p>\n</section>\n";
+    std::set<std::string> repeated;
+    for (const Block& b : blocks_of(s.run)) repeated.insert(block_text(b));
+    return h + run_output(s, *e.run, x.anchor(), "h4", figure_index, marks, repeated) + "</section>\n";
+  }
+
+  std::string exercises_part(const Section& s, int& figure_index, Marks& marks) {
+    if (s.exercises.empty()) return "";
+    std::string h = std::string("<h2 id=\"exercises\">") + kLian + " <span class=\"en\">/ Exercises</span></h2>\n";
+    for (const ExerciseRun& e : s.exercises) h += exercise_part(s, e, figure_index, marks);
+    return h;
+  }
+
+  // The source, each file folded (a link to one of its lines opens it), the section's own
+  // file first.
+  std::string sources_part(const Section& s, const Marks& marks) {
+    std::string h = "<h2 id=\"source\">\xE6\xBA\x90\xE4\xBB\xA3\xE7\xA0\x81 <span class=\"en\">/ Source</span></h2>\n"
+                    "<p>Folded: open a file, or follow a \"printed by\" / \"drawn by\" link above (highlighted lines "
+                    "printed or drew something on this page).</p>\n";
+    for (size_t k = 0; k < s.sources.size(); ++k) {
+      const std::vector<std::string>& lines = source(s.sources[k]);
+      h += "<details id=\"" + file_anchor(s.sources[k]) + "\"><summary>" + escape(s.sources[k]) + " (" +
+           std::to_string(lines.size()) + " lines)</summary>\n" + source_listing(s.sources[k], lines, marks[k]) +
+           "</details>\n";
+    }
+    return h;
+  }
+
+  void write_section(size_t i) {
+    const Section& s = sections_[i];
+    inlined_ = 0;
+    Marks marks;
+    for (const std::string& f : s.sources) marks.emplace_back(source(f).size(), false);
+    int figure_index = 0;
+    // The section's live panel (live_panels.h) comes right after its output.
+    const std::string output = section_output(s, figure_index, marks) + live_.section(s.name);
+    const std::string exercises = exercises_part(s, figure_index, marks);
+    const std::string page = page_head(page_title(s)) + nav(i) + book_header(s) + output + exercises +
+                             sources_part(s, marks) + nav(i) + "</body>\n</html>\n";
+    write_file_atomically((out_ / (s.info.program + ".html")).string(), page, "book");
+  }
+
+  // ---- the index ------------------------------------------------------------------------------
+
+  // The sections in the book's order: each links to its page and to the book online.
+  std::string section_map() const {
+    std::string map = "<ul class=\"map\">\n";
+    for (const Section& s : sections_)
+      map += "<li><a href=\"" + s.info.program + ".html\"><b>" + escape(s.info.number) + "</b> " + escape(s.info.zh) +
+             (s.info.en != s.info.zh ? " <span class=\"en\">/ " + escape(s.info.en) + "</span>" : "") + "</a><br/>" +
+             "<span class=\"meta\">" + std::to_string(s.exercises.size()) + " " + kLian + " \xC2\xB7 chapters/" +
+             escape(s.info.program) + ".cpp \xC2\xB7 <a href=\"" + escape(s.info.url) + "\" class=\"nw\">zh.d2l.ai</a>"
+             "</span></li>\n";
+    return map + "</ul>\n";
+  }
+
+  // Every exercise, linked to its place on its section's page, with its question and command.
+  std::string exercise_table() const {
+    std::string t = "<div class=\"wide\"><table class=\"ex\">\n<tr><th>exercise</th><th>question and command</th></tr>\n";
+    for (const Section& s : sections_)
+      for (const ExerciseRun& e : s.exercises)
+        t += "<tr><td><a href=\"" + s.info.program + ".html#" + e.info.anchor() + "\">" + escape(e.info.section) + "." +
+             std::to_string(e.info.number) + "</a></td><td>" + escape(e.info.question) + "<br/><code>" +
+             escape(e.info.program + (e.info.args.empty() ? "" : " " + e.info.args)) + "</code></td></tr>\n";
+    return t + "</table></div>\n";
+  }
+
+  std::string settings_table() const {
+    std::string settings = "<div class=\"wide\"><table>\n";
+    for (const auto& kv : settings_)
+      settings += "<tr><th>" + escape(kv.first) + "</th><td>" + escape(kv.second) + "</td></tr>\n";
+    std::set<std::string> data_lines;
+    for (const Section& s : sections_)
+      for (const std::string& l : s.run.log)
+        for (const char* p : {"using data", "data: ", "embedding from ", "cpu: "})
+          if (l.rfind(p, 0) == 0) data_lines.insert(s.info.program + ": " + l);
+    std::string data;
+    for (const std::string& l : data_lines) data += escape(l) + "\n";
+    return settings + "</table></div>\n<p>Data and threads, as the programs printed them:</p>\n<pre>" +
+           (data.empty() ? std::string("(none printed: the programs ran on their bundled data)\n") : data) +
+           "</pre>\n";
   }
 
   void write_index() {
-    std::string map = "<table>\n<tr><th>book section</th><th>page</th><th>source files</th><th>figures</th></tr>\n";
-    std::set<std::string> data_lines;
-    for (const Section& s : sections_) {
-      std::string files;
-      for (const std::string& f : s.sources)
-        files += (files.empty() ? "" : "<br/>") + std::string("<a href=\"") + s.name + ".html#" + file_anchor(f) +
-                 "\">" + escape(f) + "</a>";
-      int figures = 0;
-      for (const std::string& l : s.log) {
-        figures += l.rfind("saved ", 0) == 0;
-        for (const char* p : {"using data", "data: ", "embedding from ", "cpu: "})
-          if (l.rfind(p, 0) == 0) data_lines.insert(s.name + ": " + l);
-      }
-      map += "<tr><td>" + escape(s.number + " " + s.zh) + (s.en != s.zh ? "<br/>" + escape(s.en) : "") +
-             "</td><td><a href=\"" + s.name + ".html\">" + escape(s.name) + ".html</a></td><td>" + files + "</td><td>" +
-             std::to_string(figures) + "</td></tr>\n";
-    }
-    map += "</table>\n";
-    std::string settings = "<table>\n";
-    for (const auto& kv : settings_)
-      settings += "<tr><th>" + escape(kv.first) + "</th><td>" + escape(kv.second) + "</td></tr>\n";
-    std::string data;
-    for (const std::string& l : data_lines) data += escape(l) + "\n";
-    settings += "<tr><th>data and threads, as the programs printed them</th><td><pre>" +
-                (data.empty() ? std::string("(none printed: the programs ran on their bundled data)\n") : data) +
-                "</pre></td></tr>\n</table>\n";
     const std::string page =
-        page_head("d2l-attention-cpp: \xE6\xB3\xA8\xE6\x84\x8F\xE5\x8A\x9B\xE6\x9C\xBA\xE5\x88\xB6 / Attention Mechanisms") +
+        page_head("d2l-attention-cpp: \xE6\xB3\xA8\xE6\x84\x8F\xE5\x8A\x9B\xE6\x9C\xBA\xE5\x88\xB6 / Attention "
+                  "Mechanisms, the companion") +
         "<h1>\xE6\xB3\xA8\xE6\x84\x8F\xE5\x8A\x9B\xE6\x9C\xBA\xE5\x88\xB6 <span class=\"en\">/ Attention Mechanisms: "
-        "the companion's run</span></h1>\n"
-        "<p>One page per section of <i>Dive into Deep Learning</i> (d2l-zh, chapter 10 and 15.5): what the section's "
-        "program printed, its figures (hover over a heatmap's cells for the query, the key and the weight), and the "
-        "C++ that printed and drew them.</p>\n"
-        "<h2>\xE7\xAB\xA0\xE8\x8A\x82 <span class=\"en\">/ Section map</span></h2>\n" + map +  // 章节
-        "<h2>\xE7\xBB\x83\xE4\xB9\xA0 <span class=\"en\">/ Exercises</span></h2>\n"  // 练习
-        "<p>Each exercise is a command; the section links to that program's page (its default run).</p>\n" +
-        exercises_table() +
-        "<h2>\xE8\xBF\x90\xE8\xA1\x8C <span class=\"en\">/ The run</span></h2>\n" + settings +  // 运行
+        "the companion</span></h1>\n"
+        "<p>One page per section of <i>Dive into Deep Learning</i> (d2l-zh, chapter 10 and 15.5), to read beside the "
+        "book: the section's output and figures as its C++ program prints and draws them, then each of the section's "
+        "exercises run (hover over a heatmap's cells for the query, the key and the weight), then the C++, folded.</p>\n"
+        "<h2>\xE7\xAB\xA0\xE8\x8A\x82 <span class=\"en\">/ Sections</span></h2>\n" +  // 章节
+        section_map() + "<h2>" + kLian + " <span class=\"en\">/ Exercises</span></h2>\n" + exercise_table() +
+        "<h2>\xE8\xBF\x90\xE8\xA1\x8C <span class=\"en\">/ The run</span></h2>\n" + settings_table() +  // 运行
         "</body>\n</html>\n";
     write_file_atomically((out_ / "index.html").string(), page, "book");
   }
 
+  // A page inlines SVGs up to this many bytes in all, none bigger than kMaxInlineSvg.
+  static constexpr size_t kMaxInlineSvg = 400 << 10, kPageSvgBudget = 1200 << 10;
+  size_t inlined_ = 0;
   BookOptions opt_;
   fs::path root_, out_;
   std::vector<Section> sections_;
@@ -533,5 +627,12 @@ class Writer {
 }  // namespace
 
 int write_book(const BookOptions& opt) { return Writer(opt).run(); }
+
+std::string list_runs() {
+  std::string s;
+  for (const ExerciseInfo& e : exercises())
+    if (e.same_run_as == 0) s += e.id() + "\t" + e.program + "\t" + e.args + "\n";
+  return s;
+}
 
 }  // namespace d2l::book

@@ -1,0 +1,38 @@
+// tools/programs/book/catalog.h — what the companion pages accompany: the book's sections, in
+// the book's order, with their programs and addresses online, and each section's exercises
+// as commands (the book's numbering). `make exercises` runs the commands (build/tools/book
+// --list-runs prints them) and the pages show each run under its section.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace d2l::book {
+
+struct SectionInfo {
+  std::string program;  // chapters/<program>.cpp, build/chapters/<program>
+  std::string number, zh, en;
+  std::string url;      // the section in the book online (zh.d2l.ai)
+};
+
+struct ExerciseInfo {
+  ExerciseInfo(std::string sec, int n, std::string q, std::string prog, std::string a, int same = 0,
+               std::string nt = "")
+      : section(std::move(sec)), number(n), question(std::move(q)), program(std::move(prog)), args(std::move(a)),
+        same_run_as(same), note(std::move(nt)) {}
+  std::string section;   // "10.7"
+  int number = 0;        // the book's number within the section
+  std::string question;  // the exercise in one line
+  std::string program;   // the chapter program that answers it
+  std::string args;      // its arguments ("--ex 2"); `make exercises` adds --out
+  int same_run_as = 0;   // answered by the run of that exercise of the section (0: its own run)
+  std::string note;      // a run on bundled data: what that data can and cannot show; a shared
+                         // run: where in it the answer is
+  std::string id() const { return section + "-" + std::to_string(number); }  // "10.7-4"
+  std::string anchor() const { return "ex-" + std::to_string(number); }     // on its section's page
+};
+
+const std::vector<SectionInfo>& sections();
+const std::vector<ExerciseInfo>& exercises();
+
+}  // namespace d2l::book
