@@ -204,9 +204,9 @@ BOOK_RUN := $(BUILD)/book-run
 BOOK_OUT ?= out/book
 define book_run_one
 rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; \
-D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(ARGS) | tee $(BOOK_RUN)/$(1).log.part && \
-  mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && \
-  printf '%s\n' 'tier: $(TIER)' 'arguments: $(if $(ARGS),$(ARGS),none: every program at its defaults)' "cores: $$(nproc)" \
+D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace xargs -0 -a $(BOOK_RUN)/args $(BUILD)/chapters/$(1) | tee $(BOOK_RUN)/$(1).log.part && \
+  mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && a=$$(tr '\0' ' ' <$(BOOK_RUN)/args) && a=$${a% } && \
+  printf '%s\n' 'tier: $(TIER)' "arguments: $${a:-none: every program at its defaults}" "cores: $$(nproc)" \
     "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
     "OMP_WAIT_POLICY: $${OMP_WAIT_POLICY:-unset}" "run finished: $$(date -u '+%Y-%m-%d %H:%M UTC')" \
     >$(BOOK_RUN)/settings.txt
@@ -222,14 +222,21 @@ book: $(CHAPTER_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book
 	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $$(( ($$(date +%s%N) - start) / 1000000 )) ms)"
 $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 	@echo "== $<"; $(call book_run_one,$*)
-# Rewritten only when ARGS change, so a run with other arguments is not reused.
+# ARGS reach the programs as words, split as a shell splits them (quotes and backslashes
+# honoured: ARGS="--quick --translate \"i'm cold .\"" is two options) but never run as
+# commands: the value goes through the environment, xargs splits it into this file, one
+# NUL-ended word each, and `xargs -0 -a` hands the words to each program. Rewritten only when
+# ARGS change, so a run with other arguments is not reused.
+$(BOOK_RUN)/args: export D2L_MAKE_ARGS := $(ARGS)
 $(BOOK_RUN)/args: FORCE
-	@mkdir -p $(dir $@); echo '$(ARGS)' | cmp -s - $@ || echo '$(ARGS)' >$@
+	@mkdir -p $(dir $@); set -o pipefail; printf '%s' "$$D2L_MAKE_ARGS" | xargs -r printf '%s\0' >$@.new && \
+	  { cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@; }
 FORCE:
 
 # One chapter program: make run-transformer, make run-transformer ARGS="--quick".
+$(CHAPTER_NAMES:%=run-%): export D2L_MAKE_ARGS := $(ARGS)
 $(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
-	$< $(ARGS)
+	@set -o pipefail; printf '%s' "$$D2L_MAKE_ARGS" | xargs -r printf '%s\0' | xargs -0 $<
 run-%:
 	@echo "no chapter '$*'; make run-NAME takes one of: $(CHAPTER_NAMES)" >&2; exit 2
 

@@ -60,6 +60,7 @@
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/data/text.h"
 #include "tools/d2l/figures/figures.h"
+#include "tools/d2l/figures/npy.h"
 #include "tools/d2l/data/vocab_tokens.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/d2l/train/train_seq2seq.h"
@@ -89,6 +90,18 @@ void draw_attention(const std::vector<Tensor>& steps, const std::string& sentenc
   opt.xnames = position_names(sentence, keys);  // the SVG's cell tooltips: source tokens,
   opt.ynames = position_names(translation, static_cast<int64_t>(steps.size()));  // the tokens each step predicts
   write_figure(path, [&] { show_heatmaps(slice(attention_weights, 3, 0, keys), opt, path); });
+}
+
+// --dump-attention: every decoding step's weights over all num_steps key positions, as the
+// (steps, num_steps) array the figure draws before it cuts the keys.
+void dump_attention(const std::vector<Tensor>& steps, int64_t num_steps, const std::string& path) {
+  std::vector<float> values;
+  for (const Tensor& s : steps) {
+    const std::vector<float> row = reshape(s, {num_steps}).to_vector();
+    values.insert(values.end(), row.begin(), row.end());
+  }
+  write_npy(path, {static_cast<int64_t>(steps.size()), num_steps}, values);
+  std::printf("wrote %s: attention weights (%zu, %lld)\n", path.c_str(), steps.size(), static_cast<long long>(num_steps));
 }
 
 // The model an exercise trains: the book's (GRU, additive, mask, teacher forcing) unless
@@ -213,6 +226,8 @@ int main(int argc, char** argv) {
   args.add_flag("cues", "10.1 ex. 1: after translating, print for the last sentence (or --translate) which source "
                 "token each target step attends to most: the queries (decoder states) against the keys (encoder "
                 "outputs)");
+  args.add_string("dump-attention", "", "write the attention weights of the last sentence (or --translate) as a "
+                  ".npy array (decoding steps, num_steps): every step's weights over all key positions", "FILE.npy");
   args.add_flag("no-loss-mask", "9.7 ex. 2: train with a loss that counts the padding too");
   args.add_flag("no-teacher-forcing", "9.7 ex. 4: train feeding the decoder its own predictions");
   add_chapter_options(args, "out/bahdanau_attention", /*seed=*/0, /*threads=*/1);  // small matrices: see cli_args.h
@@ -256,7 +271,8 @@ int main(int argc, char** argv) {
     refuse_save_over(args, {{"--data", source.path},
                             {"the loss figure", out + "/train_seq2seq.png"},
                             {"the attention figure", out + "/attention.png"},
-                            {"--translate's figure", out + "/translate.png"}});
+                            {"--translate's figure", out + "/translate.png"},
+                            {"the --dump-attention array", args.get_string("dump-attention")}});
     const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
     const Vocab &src_vocab = data.src_vocab, &tgt_vocab = data.tgt_vocab;
     // An exercise's run and the book's run it is compared with both start from --seed.
@@ -311,6 +327,10 @@ int main(int argc, char** argv) {
       std::printf("%s => %s\n", sentence.c_str(), translation.c_str());
       draw_attention(weights, lower_utf8(sentence), translation, num_steps, out + "/translate.png");
       if (args.get_flag("cues")) print_cues(lower_utf8(sentence), translation, weights, num_steps);
+      if (const std::string& path = args.get_string("dump-attention"); !path.empty())
+        dump_attention(weights, num_steps, path);
+    } else if (const std::string& path = args.get_string("dump-attention"); !path.empty()) {
+      dump_attention(dec_attention_weight_seq, num_steps, path);
     }
 
     if (!setting.is_book()) {

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace d2l {
 namespace {
@@ -30,7 +31,9 @@ void put_utf8(std::string& s, uint32_t cp) {
 
 struct Parser {
   const std::string& s;
+  uint64_t max_keys;
   size_t pos = 0;
+  uint64_t keys = 0;  // object keys read so far, in the whole document
 
   [[noreturn]] void fail(const std::string& what) const {
     throw std::runtime_error("byte " + std::to_string(pos) + ": " + what);
@@ -140,10 +143,26 @@ struct Parser {
       ++pos;
       v.kind = JsonValue::Kind::object;
       if (eat('}')) return v;
+      // Duplicates: a scan while the object is small, a hash set beyond (a header of a
+      // million keys would otherwise take hours, one scan per key).
+      constexpr size_t kScan = 16;
+      std::unordered_set<std::string> seen;
       do {
+        const size_t key_at = pos;
         std::string key = string();
-        for (const auto& m : v.members)
-          if (m.first == key) fail("duplicate key \"" + key + "\"");
+        if (++keys > max_keys) {
+          pos = key_at;
+          fail("more than " + std::to_string(max_keys) + " keys, the limit for this document");
+        }
+        bool duplicate = false;
+        if (v.members.size() < kScan) {
+          for (const auto& m : v.members) duplicate = duplicate || m.first == key;
+        } else {
+          if (seen.empty())
+            for (const auto& m : v.members) seen.insert(m.first);
+          duplicate = !seen.insert(key).second;
+        }
+        if (duplicate) fail("duplicate key " + quote_input(key));
         expect(':');
         v.members.emplace_back(std::move(key), value(depth + 1));
       } while (eat(','));
@@ -224,14 +243,51 @@ int64_t first_invalid_utf8(const std::string& text) {
   return -1;
 }
 
-JsonValue parse_json(const std::string& text) {
+JsonValue parse_json(const std::string& text, uint64_t max_keys) {
   if (const int64_t bad = first_invalid_utf8(text); bad >= 0)
     throw std::runtime_error("byte " + std::to_string(bad) + ": not valid UTF-8");
-  Parser p{text};
+  Parser p{text, max_keys};
   JsonValue v = p.value(0);
   p.skip_space();
   if (p.pos != text.size()) p.fail("trailing characters after the value");
   return v;
+}
+
+std::string quote_input(const std::string& s, size_t max_bytes, char quote) {
+  std::string out = quote ? std::string(1, quote) : std::string();
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n && i < max_bytes) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    char buf[8];
+    if ((quote && c == static_cast<unsigned char>(quote)) || c == '\\') {
+      out += '\\', out += static_cast<char>(c), ++i;
+    } else if (c == '\n' || c == '\t' || c == '\r') {
+      out += c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r", ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", c), out += buf, ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c), ++i;
+    } else {  // a whole valid UTF-8 sequence as it is, else the byte escaped
+      const size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+      if (len && n - i >= len && first_invalid_utf8(s.substr(i, len)) < 0) {
+        // U+0080..U+009F are control characters too (C1: a terminal reads some as commands).
+        if (len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+          out += buf;
+        } else {
+          out.append(s, i, len);
+        }
+        i += len;
+      } else {
+        std::snprintf(buf, sizeof buf, "\\x%02x", c), out += buf, ++i;
+      }
+    }
+  }
+  if (i < n) out += "...";
+  if (quote) out += quote;
+  if (i < n) out += " (" + std::to_string(n) + " bytes)";
+  return out;
 }
 
 std::string json_quote(const std::string& s) {
