@@ -229,8 +229,9 @@ $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 # ARGS change, so a run with other arguments is not reused.
 $(BOOK_RUN)/args: export D2L_MAKE_ARGS := $(ARGS)
 $(BOOK_RUN)/args: FORCE
-	@mkdir -p $(dir $@); set -o pipefail; printf '%s' "$$D2L_MAKE_ARGS" | xargs -r printf '%s\0' >$@.new && \
-	  { cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@; }
+	@mkdir -p $(dir $@); set -o pipefail; printf '%s' "$$D2L_MAKE_ARGS" | xargs -r printf '%s\0' >$@.new || \
+	  { rm -f $@.new; echo "[make] ARGS cannot be split into words: $$D2L_MAKE_ARGS" >&2; exit 2; }; \
+	  cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 FORCE:
 
 # One chapter program: make run-transformer, make run-transformer ARGS="--quick".

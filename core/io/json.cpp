@@ -31,9 +31,7 @@ void put_utf8(std::string& s, uint32_t cp) {
 
 struct Parser {
   const std::string& s;
-  uint64_t max_keys;
   size_t pos = 0;
-  uint64_t keys = 0;  // object keys read so far, in the whole document
 
   [[noreturn]] void fail(const std::string& what) const {
     throw std::runtime_error("byte " + std::to_string(pos) + ": " + what);
@@ -148,12 +146,7 @@ struct Parser {
       constexpr size_t kScan = 16;
       std::unordered_set<std::string> seen;
       do {
-        const size_t key_at = pos;
         std::string key = string();
-        if (++keys > max_keys) {
-          pos = key_at;
-          fail("more than " + std::to_string(max_keys) + " keys, the limit for this document");
-        }
         bool duplicate = false;
         if (v.members.size() < kScan) {
           for (const auto& m : v.members) duplicate = duplicate || m.first == key;
@@ -243,10 +236,33 @@ int64_t first_invalid_utf8(const std::string& text) {
   return -1;
 }
 
+// Where the (max_keys + 1)-th key ends, or npos: a key is followed by ':' outside a string,
+// so counting those colons bounds the keys at memory speed, before anything is built.
+size_t key_past_limit(const std::string& s, uint64_t max_keys) {
+  uint64_t keys = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ':' && ++keys > max_keys) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
 JsonValue parse_json(const std::string& text, uint64_t max_keys) {
   if (const int64_t bad = first_invalid_utf8(text); bad >= 0)
     throw std::runtime_error("byte " + std::to_string(bad) + ": not valid UTF-8");
-  Parser p{text, max_keys};
+  if (const size_t at = max_keys == UINT64_MAX ? std::string::npos : key_past_limit(text, max_keys);
+      at != std::string::npos)
+    throw std::runtime_error("byte " + std::to_string(at) + ": more than " + std::to_string(max_keys) +
+                             " keys, the limit for this document");
+  Parser p{text};
   JsonValue v = p.value(0);
   p.skip_space();
   if (p.pos != text.size()) p.fail("trailing characters after the value");

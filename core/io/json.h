@@ -4,7 +4,7 @@
 //
 // Bounds, so a hostile header cannot exhaust the stack, memory or time: nesting deeper than
 // 64 levels is refused, and so is a document with more object keys than the caller allows
-// (counted while parsing, so the refusal comes before the rest is built); the text itself
+// (counted by a scan before parsing, so nothing is built from such a text); the text itself
 // is bounded by the caller. Time is linear in the text's length: duplicate keys are found
 // with a hash set once an object has more than a few members. Numbers keep their text, so a
 // caller can read a 64-bit offset exactly (as_u64) instead of through a double.

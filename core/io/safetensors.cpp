@@ -353,7 +353,7 @@ ParamFileContents read_safetensors_params(const std::string& path, const Module&
     out.values.push_back(f.values);
   }
   for (size_t k = 0; k < file.tensors.size(); ++k)
-    if (!used[k]) fail("holds tensor " + quote_input(file.tensors[k].name) + ", which this model does not have (a different model?)");
+    if (!used[k]) fail("holds tensor " + quote_input(file.tensors[k].name, 80, '\'') + ", which this model does not have (a different model?)");
   out.settings = safetensors_settings(file.metadata);
   return out;
 }
