@@ -60,7 +60,6 @@
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/data/text.h"
 #include "tools/d2l/figures/figures.h"
-#include "tools/d2l/figures/npy.h"
 #include "tools/d2l/data/vocab_tokens.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/d2l/train/train_seq2seq.h"
@@ -90,18 +89,6 @@ void draw_attention(const std::vector<Tensor>& steps, const std::string& sentenc
   opt.xnames = position_names(sentence, keys);  // the SVG's cell tooltips: source tokens,
   opt.ynames = position_names(translation, static_cast<int64_t>(steps.size()));  // the tokens each step predicts
   write_figure(path, [&] { show_heatmaps(slice(attention_weights, 3, 0, keys), opt, path); });
-}
-
-// --dump-attention: every decoding step's weights over all num_steps key positions, as the
-// (steps, num_steps) array the figure draws before it cuts the keys.
-void dump_attention(const std::vector<Tensor>& steps, int64_t num_steps, const std::string& path) {
-  std::vector<float> values;
-  for (const Tensor& s : steps) {
-    const std::vector<float> row = reshape(s, {num_steps}).to_vector();
-    values.insert(values.end(), row.begin(), row.end());
-  }
-  write_npy(path, {static_cast<int64_t>(steps.size()), num_steps}, values);
-  std::printf("wrote %s: attention weights (%zu, %lld)\n", path.c_str(), steps.size(), static_cast<long long>(num_steps));
 }
 
 // The model an exercise trains: the book's (GRU, additive, mask, teacher forcing) unless
@@ -328,9 +315,9 @@ int main(int argc, char** argv) {
       draw_attention(weights, lower_utf8(sentence), translation, num_steps, out + "/translate.png");
       if (args.get_flag("cues")) print_cues(lower_utf8(sentence), translation, weights, num_steps);
       if (const std::string& path = args.get_string("dump-attention"); !path.empty())
-        dump_attention(weights, num_steps, path);
+        write_attention_npy(weights, num_steps, path);
     } else if (const std::string& path = args.get_string("dump-attention"); !path.empty()) {
-      dump_attention(dec_attention_weight_seq, num_steps, path);
+      write_attention_npy(dec_attention_weight_seq, num_steps, path);
     }
 
     if (!setting.is_book()) {

@@ -20,10 +20,11 @@ void record_gradient_leaves(const std::vector<NodePtr>& order) {
   // Gradients accumulate over backward passes until a step, and so do the leaves they reached.
   if (g_consumed || g_leaves.size() > kMaxLeaves) g_leaves.clear();
   g_consumed = false;
+  last_backward_leaves();  // first forget the gone: a new leaf may have a gone one's address
   for (const NodePtr& n : order)
     for (const NodePtr& in : n->inputs)
       if (in && in->requires_grad && !in->backward_fn && !(in->book && in->book->freed) && in->inputs.empty())
-        g_leaves.push_back(ReachedLeaf{in.get(), in->shape, n->op});
+        g_leaves.push_back(ReachedLeaf{in.get(), in, in->shape, n->op});
   // Each leaf once (a weight read by several ops keeps the first op found).
   std::stable_sort(g_leaves.begin(), g_leaves.end(),
                    [](const ReachedLeaf& a, const ReachedLeaf& b) { return a.node < b.node; });
@@ -32,12 +33,16 @@ void record_gradient_leaves(const std::vector<NodePtr>& order) {
                  g_leaves.end());
 }
 
-const std::vector<ReachedLeaf>& last_backward_leaves() { return g_leaves; }
+const std::vector<ReachedLeaf>& last_backward_leaves() {
+  g_leaves.erase(std::remove_if(g_leaves.begin(), g_leaves.end(), [](const ReachedLeaf& l) { return l.alive.expired(); }),
+                 g_leaves.end());
+  return g_leaves;
+}
 
 void gradient_leaves_consumed() { g_consumed = true; }
 
 std::string stray_gradient_leaves(const std::vector<Tensor>& params, const char* op) {
-  if (g_leaves.empty()) return "";
+  if (last_backward_leaves().empty()) return "";
   std::unordered_set<const Node*> mine;
   for (const Tensor& p : params) mine.insert(p.node());
   std::string list;

@@ -12,6 +12,7 @@
 // them with its parameters: a leaf that received a gradient but is not among them is named
 // by its shape and the op that read it, once per optimiser, on stderr.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ namespace d2l {
 
 struct ReachedLeaf {
   const Node* node;  // for identity only: the leaf may be gone since
+  std::weak_ptr<Node> alive;  // whether it is not: a leaf that is gone is nobody's weight
   Shape shape;
   const char* read_by;  // the op whose input it was ("linear", "matmul", ...)
 };
@@ -31,7 +33,8 @@ struct ReachedLeaf {
 // backward passes, one step). Per thread.
 void record_gradient_leaves(const std::vector<NodePtr>& order);
 
-// The leaves the backward passes on this thread reached since the last step, each once.
+// The leaves the backward passes on this thread reached since the last step, each once,
+// those that no longer exist left out.
 const std::vector<ReachedLeaf>& last_backward_leaves();
 // An optimiser's step has read them: the next backward pass starts a new list.
 void gradient_leaves_consumed();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/io/files.h"
 #include "core/io/json.h"
@@ -221,14 +222,14 @@ std::string format_safetensors(const std::vector<SafetensorsTensor>& tensors, co
     if (first_invalid_utf8(s) >= 0) throw std::invalid_argument(std::string("[safetensors] ") + what + " is not valid UTF-8");
   };
   std::string json = "{";
+  std::unordered_set<std::string> keys, names;  // duplicates found in linear time, as the reader does
   if (!metadata.empty()) {
     json += "\"__metadata__\":{";
     for (size_t i = 0; i < metadata.size(); ++i) {
       utf8(metadata[i].first, "a metadata key");
       utf8(metadata[i].second, "a metadata value");
-      for (size_t j = 0; j < i; ++j)
-        if (metadata[j].first == metadata[i].first)
-          throw std::invalid_argument("[safetensors] metadata key '" + metadata[i].first + "' appears twice");
+      if (!keys.insert(metadata[i].first).second)
+        throw std::invalid_argument("[safetensors] metadata key '" + metadata[i].first + "' appears twice");
       json += (i ? "," : "") + json_quote(metadata[i].first) + ":" + json_quote(metadata[i].second);
     }
     json += "}";
@@ -239,8 +240,7 @@ std::string format_safetensors(const std::vector<SafetensorsTensor>& tensors, co
     utf8(t.name, "a tensor name");
     if (t.name == "__metadata__")
       throw std::invalid_argument("[safetensors] a tensor cannot be named '" + t.name + "'");
-    for (size_t j = 0; j < i; ++j)
-      if (tensors[j].name == t.name) throw std::invalid_argument("[safetensors] tensor name '" + t.name + "' appears twice");
+    if (!names.insert(t.name).second) throw std::invalid_argument("[safetensors] tensor name '" + t.name + "' appears twice");
     uint64_t numel = 1;
     for (int64_t d : t.shape) numel *= static_cast<uint64_t>(d);
     if (numel != t.values.size())

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <cstdio>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/shape.h"  // check
 #include "core/debug/debug.h"
@@ -34,6 +35,7 @@ Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::
           params_[i].shape(), "): one step would move it twice; list it once (Module::parameters() does)");
   }
   register_optimizer(this);
+  gradient_leaves_consumed();  // backward passes before this optimiser were not for its steps
 }
 
 namespace {
@@ -68,8 +70,8 @@ std::string Optimizer::find_stray_leaves() const {
       if (o != this) claimed.insert(claimed.end(), o->params_.begin(), o->params_.end());
   }
   // A backward that reached none of this optimiser's parameters was another model's.
-  std::unordered_map<const Node*, bool> reached;
-  for (const ReachedLeaf& leaf : last_backward_leaves()) reached[leaf.node] = true;
+  std::unordered_set<const Node*> reached;
+  for (const ReachedLeaf& leaf : last_backward_leaves()) reached.insert(leaf.node);
   size_t hit = 0;
   for (const Tensor& p : params_) hit += reached.count(p.node());
   if (hit == 0) return "";
