@@ -183,13 +183,13 @@ BOOST_AUTO_TEST_CASE(a_params_file_named_safetensors_says_what_it_is) {
                         message_has({tmp("m.safetensors"), "project's own format", "rename it to .params"}));
 }
 
-// The header reader is linear in its size: 200,000 tensors (800,000 keys, 11 MB) are read in
-// well under 5 s (the duplicate check scanned every earlier key: hours), and the key limit
+// The header reader is linear in its size: 100,000 tensors (400,000 keys, 6 MB) are read in
+// well under 5 s (the duplicate check scanned every earlier key: 36 s), and the key limit
 // refuses a 100 MB header of 2 million keys while reading it, naming the file and the limit.
 BOOST_AUTO_TEST_CASE(header_reader_is_linear_and_bounded) {
   std::string header = "{";
   char buf[96];
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < 100000; ++i) {
     std::snprintf(buf, sizeof buf, "%s\"t%07d\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}", i ? "," : "", i);
     header += buf;
   }
@@ -197,9 +197,10 @@ BOOST_AUTO_TEST_CASE(header_reader_is_linear_and_bounded) {
   auto t0 = std::chrono::steady_clock::now();
   const d2l::SafetensorsFile f = d2l::parse_safetensors(safetensors_bytes(header), "many.safetensors");
   const double many = seconds_since(t0);
-  BOOST_CHECK_EQUAL(f.tensors.size(), 200000u);
-  BOOST_CHECK_EQUAL(f.tensors[123456].name, "t0123456");
-  BOOST_CHECK_MESSAGE(many < 5.0, "200,000 tensors took " << many << " s");
+  BOOST_CHECK_EQUAL(f.tensors.size(), 100000u);
+  BOOST_CHECK_EQUAL(f.tensors[54321].name, "t0054321");
+  BOOST_CHECK_MESSAGE(many < 5.0, "100,000 tensors took " << many << " s");
+  BOOST_TEST_MESSAGE("100,000 tensors (" << header.size() << " bytes of header) read in " << many << " s");
 
   // 2 million metadata keys of 49 bytes each, padded to 100 MB, the format's limit.
   std::string big = "{\"__metadata__\":{";
@@ -216,6 +217,7 @@ BOOST_AUTO_TEST_CASE(header_reader_is_linear_and_bounded) {
                         message_has({"[safetensors] huge.safetensors", "more than 1000000 keys"}));
   const double huge = seconds_since(t0);
   BOOST_CHECK_MESSAGE(huge < 5.0, "the 100 MB header took " << huge << " s");
+  BOOST_TEST_MESSAGE("100 MB header of 2,000,000 keys refused in " << huge << " s");
 
   // A duplicate among many is still found, and named.
   BOOST_CHECK_EXCEPTION(d2l::parse_json("{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,"
