@@ -220,9 +220,10 @@ BOOK_SAVE := bahdanau_attention transformer natural_language_inference_attention
 define book_run_one
 rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; save=; \
 case " $(BOOK_SAVE) " in *" $(1) "*) save="--save $(BOOK_RUN)/$(1).safetensors";; esac; \
-D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace $(BUILD)/chapters/$(1) $(RUN_ARGS_$(1)) $(ARGS) $$save | tee $(BOOK_RUN)/$(1).log.part && \
-  mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && \
-  printf '%s\n' 'tier: $(TIER)' 'arguments: $(if $(ARGS),$(ARGS),none: every program at its defaults)' "cores: $$(nproc)" \
+D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace xargs -0 -a $(BOOK_RUN)/args $(BUILD)/chapters/$(1) $(RUN_ARGS_$(1)) $$save \
+  | tee $(BOOK_RUN)/$(1).log.part && \
+  mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && a=$$(tr '\0' ' ' <$(BOOK_RUN)/args) && a=$${a% } && \
+  printf '%s\n' 'tier: $(TIER)' "arguments: $${a:-none: every program at its defaults}" "cores: $$(nproc)" \
     "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
     "OMP_WAIT_POLICY: $${OMP_WAIT_POLICY:-unset}" "run finished: $$(date -u '+%Y-%m-%d %H:%M UTC')" \
     >$(BOOK_RUN)/settings.txt
@@ -231,7 +232,7 @@ seconds_since = $$(( ($$(date +%s%N) - $(1)) / 1000000 )) ms
 run: $(CHAPTERS) $(BOOK_RUN)/args
 	@all=$$(date +%s%N); $(foreach c,$(CHAPTER_NAMES),echo "== $(BUILD)/chapters/$(c)$(if $(RUN_ARGS_$(c)), $(RUN_ARGS_$(c)))"; \
 	  t=$$(date +%s%N); ($(call book_run_one,$(c))) || exit 1; echo "[make] $(c): $(call seconds_since,$$t)";) \
-	  echo "[make] run: $(call seconds_since,$$all) for $(words $(CHAPTER_NAMES)) programs$(if $(ARGS), with $(ARGS))"
+	  echo "[make] run: $(call seconds_since,$$all) for $(words $(CHAPTER_NAMES)) programs$(if $(ARGS), with $$(tr '\0' ' ' <$(BOOK_RUN)/args))"
 
 # Each exercise of the pages' catalog (tools/programs/book/catalog.cpp; build/tools/book
 # --list-runs) as its own run: output and trace in $(EX_RUN)/<id>.log/.trace (id "10.7-4"),
@@ -243,8 +244,8 @@ define run_exercises
 mkdir -p $(EX_RUN); set -o pipefail; all=$$(date +%s%N); \
 $(BUILD)/tools/book --list-runs >$(EX_RUN)/list.tsv && while IFS=$$'\t' read -r id prog args; do \
   if [ -n "$(1)" ] && [ $(EX_RUN)/$$id.log -nt $(BUILD)/chapters/$$prog ] && [ $(EX_RUN)/$$id.log -nt $(BOOK_RUN)/args ]; then continue; fi; \
-  echo "== $$id: $(BUILD)/chapters/$$prog $$args $(ARGS)"; t=$$(date +%s%N); rm -f $(EX_RUN)/$$id.trace $(EX_RUN)/$$id.log; \
-  D2L_BOOK_TRACE=$(EX_RUN)/$$id.trace $(BUILD)/chapters/$$prog $$args $(ARGS) --out out/exercises/$$id </dev/null \
+  echo "== $$id: $(BUILD)/chapters/$$prog $$args $$(tr '\0' ' ' <$(BOOK_RUN)/args)"; t=$$(date +%s%N); rm -f $(EX_RUN)/$$id.trace $(EX_RUN)/$$id.log; \
+  D2L_BOOK_TRACE=$(EX_RUN)/$$id.trace xargs -0 -a $(BOOK_RUN)/args $(BUILD)/chapters/$$prog $$args --out out/exercises/$$id </dev/null \
     | tee $(EX_RUN)/$$id.log.part && mv $(EX_RUN)/$$id.log.part $(EX_RUN)/$$id.log || exit 1; \
   echo "[make] $$id: $(call seconds_since,$$t)"; \
 done <$(EX_RUN)/list.tsv; echo "[make] exercises: $(call seconds_since,$$all)"
@@ -263,9 +264,16 @@ book: $(SECTION_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book $(CHAPTERS) brows
 	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $(call seconds_since,$$start))"
 $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 	@echo "== $<"; $(call book_run_one,$*)
-# Rewritten only when ARGS change, so a run with other arguments is not reused.
+# ARGS reach the programs as words, split as a shell splits them (quotes and backslashes
+# honoured: ARGS="--quick --translate \"i'm cold .\"" is two options) but never run as
+# commands: the value goes through the environment, xargs splits it into this file, one
+# NUL-ended word each, and `xargs -0 -a` hands the words to each program. Rewritten only when
+# ARGS change, so a run with other arguments is not reused.
+$(BOOK_RUN)/args: export D2L_MAKE_ARGS := $(ARGS)
 $(BOOK_RUN)/args: FORCE
-	@mkdir -p $(dir $@); echo '$(ARGS)' | cmp -s - $@ || echo '$(ARGS)' >$@
+	@mkdir -p $(dir $@); set -o pipefail; printf '%s' "$$D2L_MAKE_ARGS" | xargs -r printf '%s\0' >$@.new || \
+	  { rm -f $@.new; echo "[make] ARGS cannot be split into words: $$D2L_MAKE_ARGS" >&2; exit 2; }; \
+	  cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 FORCE:
 
 # The engine for the companion pages' live panels (tools/browser/): the reference tier on one
@@ -307,8 +315,9 @@ browser: $(if $(HAVE_EMXX),$(BROWSER_JS))
 -include $(wildcard $(BROWSER)/obj/*.d $(BROWSER)/obj/*/*.d $(BROWSER)/obj/*/*/*.d $(BROWSER)/obj/*/*/*/*.d)
 
 # One chapter program: make run-transformer, make run-transformer ARGS="--quick".
+$(CHAPTER_NAMES:%=run-%): export D2L_MAKE_ARGS := $(ARGS)
 $(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
-	$< $(ARGS)
+	@set -o pipefail; printf '%s' "$$D2L_MAKE_ARGS" | xargs -r printf '%s\0' | xargs -0 $<
 run-%:
 	@echo "no chapter '$*'; make run-NAME takes one of: $(CHAPTER_NAMES)" >&2; exit 2
 

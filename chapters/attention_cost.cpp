@@ -42,6 +42,8 @@
 
 #include "core/autograd.h"
 #include "core/kernels/list.h"  // tier_name
+#include "core/io/files.h"
+#include "core/io/json.h"  // quote_input
 #include "core/ops.h"
 #include "layers/transformer.h"
 #include "tools/d2l/cli/cli_args.h"
@@ -126,18 +128,26 @@ void measure_one(const std::string& layer, const std::string& impl, int64_t n, i
               peak_resident_mb() - before);
 }
 
-// Runs `exe --one ...` and reads its result line.
+// Runs `exe --one ...` and reads its result line. The child gets this run's limits too
+// (--max-tensor-mb), so a measurement cannot take more memory than the run allows.
 struct Settings {
-  int64_t num_hiddens, num_heads, repeats, threads;
+  int64_t num_hiddens, num_heads, repeats, threads, max_tensor_mb;
   std::string out;
 };
+
+// s for a POSIX shell, as one word: in single quotes, each ' written as '\''.
+std::string shell_word(const std::string& s) {
+  std::string w = "'";
+  for (char c : s) w += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return w + "'";
+}
 
 Measurement run_child(const std::string& exe, const std::string& layer, const std::string& impl, int64_t n,
                       const Settings& set) {
   std::ostringstream cmd;
-  cmd << "OMP_WAIT_POLICY=PASSIVE '" << exe << "' --one " << layer << ":" << impl << ":" << n << " --num-hiddens " << set.num_hiddens
-      << " --num-heads " << set.num_heads << " --repeats " << set.repeats << " --threads " << set.threads
-      << " --out '" << set.out << "'";
+  cmd << "OMP_WAIT_POLICY=PASSIVE " << shell_word(exe) << " --one " << layer << ":" << impl << ":" << n
+      << " --num-hiddens " << set.num_hiddens << " --num-heads " << set.num_heads << " --repeats " << set.repeats << " --threads " << set.threads
+      << " --max-tensor-mb " << set.max_tensor_mb << " --out " << shell_word(set.out);
   FILE* pipe = popen(cmd.str().c_str(), "r");
   check(pipe != nullptr, "attention_cost", "cannot run ", cmd.str());
   Measurement m;
@@ -149,7 +159,8 @@ Measurement run_child(const std::string& exe, const std::string& layer, const st
                     imp, &nn, &m.seconds, &m.cpu_seconds, &m.peak_mb) == 7)
       found = true;
   const int status = pclose(pipe);
-  check(found && status == 0, "attention_cost", "the measurement `", cmd.str(), "` failed (status ", status, ")");
+  check(found && status == 0, "attention_cost", "the measurement `", cmd.str(), "` failed (status ", status,
+        "; its error is above)");
   m.tier = tier;
   m.layer = lay;
   m.impl = imp;
@@ -171,8 +182,8 @@ std::vector<int64_t> parse_sizes(const std::string& text) {
 // line "n,threads,seconds,peak_mb", then one line per n (its best thread setting). Any other
 // line is an error naming the file and the line.
 std::vector<Measurement> read_pytorch_csv(const std::string& path) {
-  std::ifstream in(path);
-  check(in.good(), "attention_cost", "--pytorch: cannot read ", path);
+  // A FIFO nobody writes to, or /dev/zero, is refused (core/io/files.h) rather than waited on.
+  std::istringstream in(read_input_file(path, "--pytorch", 1 << 20, /*text=*/true));
   const std::string header = "n,threads,seconds,peak_mb";
   std::vector<Measurement> rows;
   std::string line;
@@ -180,7 +191,7 @@ std::vector<Measurement> read_pytorch_csv(const std::string& path) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line_no == 1) {
       check(line == header, "attention_cost", "--pytorch ", path, " line 1: expected the header \"", header,
-            "\", got \"", line, "\"");
+            "\", got ", quote_input(line));
       continue;
     }
     if (line.empty()) continue;
@@ -190,7 +201,7 @@ std::vector<Measurement> read_pytorch_csv(const std::string& path) {
     const int got = std::sscanf(line.c_str(), "%lld,%lld,%lf,%lf %c", &n, &threads, &seconds, &peak_mb, &rest);
     check(got == 4 && n > 0 && threads > 0 && std::isfinite(seconds) && seconds > 0 && std::isfinite(peak_mb),
           "attention_cost", "--pytorch ", path, " line ", line_no,
-          ": expected n,threads,seconds,peak_mb (n, threads > 0 whole numbers, seconds > 0), got \"", line, "\"");
+          ": expected n,threads,seconds,peak_mb (n, threads > 0 whole numbers, seconds > 0), got ", quote_input(line));
     Measurement m;
     m.tier = "pytorch";
     m.layer = "attention";
@@ -295,7 +306,8 @@ int main(int argc, char** argv) {
     }
     const bool quick = args.get_flag("quick");
     const Settings child{quick ? 64 : args.get_int("num-hiddens"), quick ? 4 : args.get_int("num-heads"),
-                         quick ? 1 : args.get_int("repeats"), args.get_int("threads"), out};
+                         quick ? 1 : args.get_int("repeats"), args.get_int("threads"), args.get_int("max-tensor-mb"),
+                         out};
     const std::vector<int64_t> sizes = parse_sizes(quick ? "32,64" : args.get_string("sizes"));
     // Read first, so that a malformed file stops the run before the long measurements.
     const std::vector<Measurement> pytorch =

@@ -213,6 +213,8 @@ int main(int argc, char** argv) {
   args.add_flag("cues", "10.1 ex. 1: after translating, print for the last sentence (or --translate) which source "
                 "token each target step attends to most: the queries (decoder states) against the keys (encoder "
                 "outputs)");
+  args.add_string("dump-attention", "", "write the attention weights of the last sentence (or --translate) as a "
+                  ".npy array (decoding steps, num_steps): every step's weights over all key positions", "FILE.npy");
   args.add_flag("no-loss-mask", "9.7 ex. 2: train with a loss that counts the padding too");
   args.add_flag("no-teacher-forcing", "9.7 ex. 4: train feeding the decoder its own predictions");
   add_chapter_options(args, "out/bahdanau_attention", /*seed=*/0, /*threads=*/1);  // small matrices: see cli_args.h
@@ -256,7 +258,8 @@ int main(int argc, char** argv) {
     refuse_save_over(args, {{"--data", source.path},
                             {"the loss figure", out + "/train_seq2seq.png"},
                             {"the attention figure", out + "/attention.png"},
-                            {"--translate's figure", out + "/translate.png"}});
+                            {"--translate's figure", out + "/translate.png"},
+                            {"the --dump-attention array", args.get_string("dump-attention")}});
     const NmtData data = load_data_nmt(batch_size, num_steps, 600, source.path);
     const Vocab &src_vocab = data.src_vocab, &tgt_vocab = data.tgt_vocab;
     // An exercise's run and the book's run it is compared with both start from --seed.
@@ -311,6 +314,10 @@ int main(int argc, char** argv) {
       std::printf("%s => %s\n", sentence.c_str(), translation.c_str());
       draw_attention(weights, lower_utf8(sentence), translation, num_steps, out + "/translate.png");
       if (args.get_flag("cues")) print_cues(lower_utf8(sentence), translation, weights, num_steps);
+      if (const std::string& path = args.get_string("dump-attention"); !path.empty())
+        write_attention_npy(weights, num_steps, path);
+    } else if (const std::string& path = args.get_string("dump-attention"); !path.empty()) {
+      write_attention_npy(dec_attention_weight_seq, num_steps, path);
     }
 
     if (!setting.is_book()) {

@@ -270,7 +270,7 @@ BOOST_AUTO_TEST_CASE(optimiser_names_weights_that_fell_out_of_training) {
   BOOST_CHECK_EQUAL(sgd.stray_warning(), "");  // every leaf reached is a parameter
   (d2l::sum(net.registered(x)) + d2l::sum(net.forgotten(x))).backward();
   sgd.step();
-  BOOST_CHECK_MESSAGE(sgd.stray_warning().find("[SGD.step] 2 tensors received a gradient in the last backward but are "
+  BOOST_CHECK_MESSAGE(sgd.stray_warning().find("[SGD.step] 2 tensors received a gradient in the backward passes since the last step but are "
                                                "not among the parameters of any optimiser") != std::string::npos,
                       sgd.stray_warning());
   BOOST_CHECK(sgd.stray_warning().find("(4, 3) read by linear") != std::string::npos);

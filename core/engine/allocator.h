@@ -44,6 +44,10 @@ void release_floats(float* p, size_t n);  // give a block from allocate_floats b
 // later, when the block is filled. The chapter programs' --max-tensor-mb; the tests use it
 // to run out of memory on purpose.
 void set_max_tensor_bytes(size_t bytes);
+size_t max_tensor_bytes();  // as set (0: no limit)
+// How many blocks that limit has refused in this process: an error message can then name
+// the limit (the option that set it) rather than the machine's memory.
+size_t tensor_limit_refusals();
 
 void* allocate_object(size_t bytes);           // 16-byte aligned, contents undefined
 void release_object(void* p, size_t bytes);     // bytes as given to allocate_object

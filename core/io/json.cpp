@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace d2l {
 namespace {
@@ -140,10 +141,21 @@ struct Parser {
       ++pos;
       v.kind = JsonValue::Kind::object;
       if (eat('}')) return v;
+      // Duplicates: a scan while the object is small, a hash set beyond (a header of a
+      // million keys would otherwise take hours, one scan per key).
+      constexpr size_t kScan = 16;
+      std::unordered_set<std::string> seen;
       do {
         std::string key = string();
-        for (const auto& m : v.members)
-          if (m.first == key) fail("duplicate key \"" + key + "\"");
+        bool duplicate = false;
+        if (v.members.size() < kScan) {
+          for (const auto& m : v.members) duplicate = duplicate || m.first == key;
+        } else {
+          if (seen.empty())
+            for (const auto& m : v.members) seen.insert(m.first);
+          duplicate = !seen.insert(key).second;
+        }
+        if (duplicate) fail("duplicate key " + quote_input(key));
         expect(':');
         v.members.emplace_back(std::move(key), value(depth + 1));
       } while (eat(','));
@@ -224,14 +236,74 @@ int64_t first_invalid_utf8(const std::string& text) {
   return -1;
 }
 
-JsonValue parse_json(const std::string& text) {
+// Where the (max_keys + 1)-th key ends, or npos: a key is followed by ':' outside a string,
+// so counting those colons bounds the keys at memory speed, before anything is built.
+size_t key_past_limit(const std::string& s, uint64_t max_keys) {
+  uint64_t keys = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ':' && ++keys > max_keys) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+JsonValue parse_json(const std::string& text, uint64_t max_keys) {
   if (const int64_t bad = first_invalid_utf8(text); bad >= 0)
     throw std::runtime_error("byte " + std::to_string(bad) + ": not valid UTF-8");
+  if (const size_t at = max_keys == UINT64_MAX ? std::string::npos : key_past_limit(text, max_keys);
+      at != std::string::npos)
+    throw std::runtime_error("byte " + std::to_string(at) + ": more than " + std::to_string(max_keys) +
+                             " keys, the limit for this document");
   Parser p{text};
   JsonValue v = p.value(0);
   p.skip_space();
   if (p.pos != text.size()) p.fail("trailing characters after the value");
   return v;
+}
+
+std::string quote_input(const std::string& s, size_t max_bytes, char quote) {
+  std::string out = quote ? std::string(1, quote) : std::string();
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n && i < max_bytes) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    char buf[8];
+    if ((quote && c == static_cast<unsigned char>(quote)) || c == '\\') {
+      out += '\\', out += static_cast<char>(c), ++i;
+    } else if (c == '\n' || c == '\t' || c == '\r') {
+      out += c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r", ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", c), out += buf, ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c), ++i;
+    } else {  // a whole valid UTF-8 sequence as it is, else the byte escaped
+      const size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+      if (len && n - i >= len && first_invalid_utf8(s.substr(i, len)) < 0) {
+        // U+0080..U+009F are control characters too (C1: a terminal reads some as commands).
+        if (len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+          out += buf;
+        } else {
+          out.append(s, i, len);
+        }
+        i += len;
+      } else {
+        std::snprintf(buf, sizeof buf, "\\x%02x", c), out += buf, ++i;
+      }
+    }
+  }
+  if (i < n) out += "...";
+  if (quote) out += quote;
+  if (i < n) out += " (" + std::to_string(n) + " bytes)";
+  return out;
 }
 
 std::string json_quote(const std::string& s) {

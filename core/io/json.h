@@ -2,8 +2,11 @@
 // members in file order (a header lists tensors and settings in the order they were written)
 // and refuses anything not strictly RFC 8259, and the quoting a writer needs.
 //
-// Bounds, so a hostile header cannot exhaust the stack or memory: nesting deeper than 64
-// levels is refused; the text itself is bounded by the caller. Numbers keep their text, so a
+// Bounds, so a hostile header cannot exhaust the stack, memory or time: nesting deeper than
+// 64 levels is refused, and so is a document with more object keys than the caller allows
+// (counted by a scan before parsing, so nothing is built from such a text); the text itself
+// is bounded by the caller. Time is linear in the text's length: duplicate keys are found
+// with a hash set once an object has more than a few members. Numbers keep their text, so a
 // caller can read a 64-bit offset exactly (as_u64) instead of through a double.
 #pragma once
 #include <cstdint>
@@ -29,12 +32,20 @@ struct JsonValue {
 
 // Parses one JSON value filling the whole text (whitespace around it allowed). Throws
 // std::runtime_error "byte N: ..." on malformed text, invalid UTF-8 (in strings or anywhere
-// else), a lone surrogate escape, a duplicate object key, or nesting deeper than 64.
-JsonValue parse_json(const std::string& text);
+// else), a lone surrogate escape, a duplicate object key, nesting deeper than 64, or more
+// than max_keys object keys in the whole document ("byte N: more than K keys ...").
+JsonValue parse_json(const std::string& text, uint64_t max_keys = UINT64_MAX);
 
 // The byte offset of the first invalid UTF-8 sequence (overlong forms, surrogates and code
 // points past U+10FFFF included), or -1 when the text is valid UTF-8.
 int64_t first_invalid_utf8(const std::string& text);
+
+// Input quoted for an error message: between `quote` characters, control characters, the
+// quote, backslashes and bytes that are not valid UTF-8 escaped (\n, \u001b, \xff), and a
+// value longer than max_bytes cut there with its length given: "aaaa..." (52428800 bytes).
+// A message can then echo any input without writing raw terminal codes or megabytes. With
+// quote '\0', no quotes.
+std::string quote_input(const std::string& s, size_t max_bytes = 80, char quote = '"');
 
 // s as a JSON string literal, quotes included; s must be valid UTF-8.
 std::string json_quote(const std::string& s);

@@ -3,7 +3,7 @@
 //
 // A file records, besides every parameter's name, shape and values:
 //   - the model's settings, as ordered key=value text, e.g. num_hiddens=32, dropout=0.1 and
-//     a fingerprint of each vocabulary (src_vocab=184 tokens, fnv1a 3f2a...). Loading checks
+//     a fingerprint of each vocabulary (src_vocab=184 tokens, fnv1a64 3f2a...). Loading checks
 //     them against the loading program's own, so a model trained on another corpus whose
 //     vocabulary happens to have the same size is refused instead of translating everything
 //     to '<unk>'. Module::save/load use an empty list.
@@ -90,7 +90,9 @@ ModelSettings parse_settings(const std::string& text);
 //   num_hiddens: the file has 32, this run 64; src_vocab: the file has '184 tokens, ...', ...
 std::string settings_mismatch(const ModelSettings& file, const ModelSettings& run);
 
-// FNV-1a, 64-bit, over bytes: the file's checksum and the vocabulary fingerprints.
-uint64_t fnv1a64(const char* data, size_t n, uint64_t hash = 1469598103934665603ULL);
+// FNV-1a 64 over bytes, the standard one (offset basis 0xcbf29ce484222325, prime
+// 0x100000001b3): the file's checksum and the vocabulary fingerprints. `hash` continues a
+// hash over more bytes.
+uint64_t fnv1a64(const char* data, size_t n, uint64_t hash = 0xcbf29ce484222325ULL);
 
 }  // namespace d2l

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/io/files.h"
 #include "core/io/json.h"
@@ -95,6 +97,9 @@ bool is_setting_key(const std::string& key) {
 SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& path) {
   if (bytes.size() < 8) refuse(path, "shorter than the 8-byte header size (" + std::to_string(bytes.size()) + " bytes)");
   const uint64_t n = le_u64(reinterpret_cast<const unsigned char*>(bytes.data()));
+  if (bytes.compare(0, 8, "D2LPARAM") == 0)
+    refuse(path, "this is a parameter file in the project's own format (it starts with D2LPARAM), not a "
+                 "safetensors file, whatever its name says: rename it to .params to --load or --resume it");
   if (n > kSafetensorsMaxHeader)
     refuse(path, "header size " + std::to_string(n) + " bytes, above the format's limit of " +
                      std::to_string(kSafetensorsMaxHeader) + " (not a safetensors file?)");
@@ -104,7 +109,7 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
   if (n < 2) refuse(path, "header of " + std::to_string(n) + " bytes cannot hold a JSON object");
   JsonValue header;
   try {
-    header = parse_json(bytes.substr(8, n));
+    header = parse_json(bytes.substr(8, n), kSafetensorsMaxKeys);
   } catch (const std::runtime_error& e) {
     refuse(path, std::string("the JSON header is malformed: ") + e.what());
   }
@@ -123,19 +128,19 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
       if (entry.kind != JsonValue::Kind::object) refuse(path, std::string("__metadata__ is ") + entry.kind_name() + ", not an object");
       for (const auto& [key, value] : entry.members) {
         if (value.kind != JsonValue::Kind::string)
-          refuse(path, "__metadata__ entry \"" + key + "\" is " + value.kind_name() + ", not a string");
+          refuse(path, "__metadata__ entry " + quote_input(key) + " is " + value.kind_name() + ", not a string");
         out.metadata.emplace_back(key, value.text);
       }
       continue;
     }
-    auto bad = [&path, &name = name](const std::string& what) { refuse(path, "tensor \"" + name + "\": " + what); };
+    auto bad = [&path, &name = name](const std::string& what) { refuse(path, "tensor " + quote_input(name) + ": " + what); };
     if (entry.kind != JsonValue::Kind::object) bad(std::string("its entry is ") + entry.kind_name() + ", not an object");
     const JsonValue *dtype = nullptr, *shape = nullptr, *offsets = nullptr;
     for (const auto& [key, value] : entry.members) {
       if (key == "dtype") dtype = &value;
       else if (key == "shape") shape = &value;
       else if (key == "data_offsets") offsets = &value;
-      else bad("unknown field \"" + key + "\"");
+      else bad("unknown field " + quote_input(key));
     }
     if (!dtype || !shape || !offsets) bad("needs dtype, shape and data_offsets");
     if (dtype->kind != JsonValue::Kind::string) bad("dtype is not a string");
@@ -145,7 +150,7 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
     if (!size) {
       const bool known = std::find_if(std::begin(kOther), std::end(kOther),
                                       [&](const char* o) { return dtype->text == o; }) != std::end(kOther);
-      bad("dtype \"" + dtype->text + "\" " + (known ? "is not a floating type this reader converts" : "is unknown") +
+      bad("dtype " + quote_input(dtype->text) + " " + (known ? "is not a floating type this reader converts" : "is unknown") +
           " (it reads F32, F16, BF16 and F64)");
     }
     if (shape->kind != JsonValue::Kind::array) bad("shape is not an array");
@@ -184,7 +189,7 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
   uint64_t at = 0;
   for (const Span& s : spans) {
     const std::string& name = out.tensors[s.tensor].name;
-    if (s.begin < at) refuse(path, "tensor \"" + name + "\" overlaps the tensor before it (data_offsets from " + std::to_string(s.begin) + ", the previous ends at " + std::to_string(at) + ")");
+    if (s.begin < at) refuse(path, "tensor " + quote_input(name) + " overlaps the tensor before it (data_offsets from " + std::to_string(s.begin) + ", the previous ends at " + std::to_string(at) + ")");
     if (s.begin > at) refuse(path, "bytes " + std::to_string(at) + " to " + std::to_string(s.begin) + " of the data belong to no tensor");
     at = s.end;
   }
@@ -217,14 +222,14 @@ std::string format_safetensors(const std::vector<SafetensorsTensor>& tensors, co
     if (first_invalid_utf8(s) >= 0) throw std::invalid_argument(std::string("[safetensors] ") + what + " is not valid UTF-8");
   };
   std::string json = "{";
+  std::unordered_set<std::string> keys, names;  // duplicates found in linear time, as the reader does
   if (!metadata.empty()) {
     json += "\"__metadata__\":{";
     for (size_t i = 0; i < metadata.size(); ++i) {
       utf8(metadata[i].first, "a metadata key");
       utf8(metadata[i].second, "a metadata value");
-      for (size_t j = 0; j < i; ++j)
-        if (metadata[j].first == metadata[i].first)
-          throw std::invalid_argument("[safetensors] metadata key '" + metadata[i].first + "' appears twice");
+      if (!keys.insert(metadata[i].first).second)
+        throw std::invalid_argument("[safetensors] metadata key '" + metadata[i].first + "' appears twice");
       json += (i ? "," : "") + json_quote(metadata[i].first) + ":" + json_quote(metadata[i].second);
     }
     json += "}";
@@ -235,8 +240,7 @@ std::string format_safetensors(const std::vector<SafetensorsTensor>& tensors, co
     utf8(t.name, "a tensor name");
     if (t.name == "__metadata__")
       throw std::invalid_argument("[safetensors] a tensor cannot be named '" + t.name + "'");
-    for (size_t j = 0; j < i; ++j)
-      if (tensors[j].name == t.name) throw std::invalid_argument("[safetensors] tensor name '" + t.name + "' appears twice");
+    if (!names.insert(t.name).second) throw std::invalid_argument("[safetensors] tensor name '" + t.name + "' appears twice");
     uint64_t numel = 1;
     for (int64_t d : t.shape) numel *= static_cast<uint64_t>(d);
     if (numel != t.values.size())
@@ -304,7 +308,8 @@ SavedFile save_safetensors_params(const std::string& path, const Module& net, co
   return SavedFile{bytes.size(), fnv1a64(bytes.data(), bytes.size())};
 }
 
-ParamFileContents read_safetensors_params(const std::string& path, const Module& net, const ModelSettings& settings) {
+ParamFileContents read_safetensors_params(const std::string& path, const Module& net, const ModelSettings& settings,
+                                          bool without_settings) {
   const auto params = net.named_parameters();
   auto fail = [&path](const std::string& what) -> void { throw std::runtime_error("[Module.load] " + path + ": " + what); };
   // The largest file this model can have: its values as F64 and a generous header.
@@ -318,21 +323,23 @@ ParamFileContents read_safetensors_params(const std::string& path, const Module&
     fail(what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
   }
   ModelSettings mine = settings, theirs = safetensors_settings(file.metadata);
-  if (theirs.empty()) {
+  if (theirs.empty() && !without_settings) {
     std::string keys;
     for (const auto& [k, v] : settings) keys += (keys.empty() ? "" : ", ") + k + "=" + v;
     fail("its __metadata__ records no model settings, so nothing says it was trained for this model and "
          "vocabulary; add them to the file's metadata: " + keys);
   }
   std::sort(mine.begin(), mine.end()), std::sort(theirs.begin(), theirs.end());
-  if (const std::string diff = settings_mismatch(theirs, mine); !diff.empty())
+  if (const std::string diff = theirs.empty() ? "" : settings_mismatch(theirs, mine); !diff.empty())
     fail("the model's settings differ from this run's: " + diff +
          " (a model for other data or options; train one for this run, or run with the file's options)");
   ParamFileContents out;
   std::vector<bool> used(file.tensors.size());
+  std::unordered_map<std::string, size_t> index;  // one lookup per parameter, not one scan
+  for (size_t k = 0; k < file.tensors.size(); ++k) index.emplace(file.tensors[k].name, k);
   for (const auto& [name, t] : params) {
-    size_t k = 0;
-    while (k < file.tensors.size() && file.tensors[k].name != name) ++k;
+    const auto found = index.find(name);
+    const size_t k = found == index.end() ? file.tensors.size() : found->second;
     if (k == file.tensors.size()) fail("has no tensor '" + name + "', which the model needs (shape " + shape_text(t.shape()) + ")");
     const SafetensorsTensor& f = file.tensors[k];
     if (f.shape != t.shape())
@@ -346,7 +353,7 @@ ParamFileContents read_safetensors_params(const std::string& path, const Module&
     out.values.push_back(f.values);
   }
   for (size_t k = 0; k < file.tensors.size(); ++k)
-    if (!used[k]) fail("holds tensor '" + file.tensors[k].name + "', which this model does not have (a different model?)");
+    if (!used[k]) fail("holds tensor " + quote_input(file.tensors[k].name, 80, '\'') + ", which this model does not have (a different model?)");
   out.settings = safetensors_settings(file.metadata);
   return out;
 }

@@ -11,7 +11,7 @@
 // Read: F32, F16, BF16 and F64, converted to float (F64 to the nearest float); any other
 // dtype (I64, BOOL, F8_E4M3, ...) is refused, named. A file is refused before its data are
 // read when its header says anything unsound: a header size past the end of the file or
-// above 100 MB (the format's own limit), JSON that is not valid UTF-8 or not an object, a
+// above 100 MB (the format's own limit), more than kSafetensorsMaxKeys JSON keys, JSON that is not valid UTF-8 or not an object, a
 // tensor whose byte count is not shape × dtype size, offsets past the data or overlapping,
 // or data bytes no tensor claims.
 //
@@ -60,9 +60,14 @@ struct SafetensorsFile {
 
 // The format's own limit on the header size.
 constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
+// This reader's limit on the header's JSON keys (a tensor takes 4: its name, dtype, shape and
+// data_offsets), so a 100 MB header of tiny entries is refused while it is read instead of
+// being built: 250,000 tensors, far more than any model here or in the book.
+constexpr uint64_t kSafetensorsMaxKeys = 1'000'000;
 
 // Parses a whole file held in memory; `path` names it in errors, which are
-// std::runtime_error "[safetensors] path: ...".
+// std::runtime_error "[safetensors] path: ...". Time and memory are linear in the file's size.
+// A file in the project's own parameter format (core/io/param_file.h) is named as such.
 SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& path);
 // Reads a regular file (a FIFO or device is refused) of at most max_bytes and parses it.
 SafetensorsFile read_safetensors(const std::string& path, uint64_t max_bytes = uint64_t(1) << 34);
@@ -86,9 +91,12 @@ SavedFile save_safetensors_params(const std::string& path, const Module& net, co
 
 // Reads and checks a file against net and the loading run's settings; changes nothing. The
 // file's settings are its metadata minus "format" and the keys ending in ".tokens"; they
-// must equal `settings` (in any order: PyTorch writers may sort them). Errors are
+// must equal `settings` (in any order: PyTorch writers may sort them). A file that records
+// no settings at all (a plain PyTorch state_dict) is refused, unless `without_settings` says
+// the caller accepts one checked by its names and shapes alone. Errors are
 // std::runtime_error "[Module.load] path: ...".
-ParamFileContents read_safetensors_params(const std::string& path, const Module& net, const ModelSettings& settings);
+ParamFileContents read_safetensors_params(const std::string& path, const Module& net, const ModelSettings& settings,
+                                          bool without_settings = false);
 
 // The settings recorded in a file's metadata (the rule above).
 ModelSettings safetensors_settings(const SafetensorsMetadata& metadata);

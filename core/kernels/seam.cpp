@@ -60,13 +60,19 @@ namespace d2l {
 // Tensor memory (core/engine/allocator.h) comes from the same tier, within set_max_tensor_bytes.
 namespace {
 std::atomic<size_t> max_tensor_floats{0};  // 0: no limit
+std::atomic<size_t> limit_refusals{0};
 }  // namespace
+size_t tensor_limit_refusals() { return limit_refusals.load(); }
+size_t max_tensor_bytes() { return max_tensor_floats.load() * sizeof(float); }
 void set_max_tensor_bytes(size_t bytes) {
   max_tensor_floats.store(bytes ? std::max<size_t>(bytes / sizeof(float), 1) : 0);
 }
 float* allocate_floats(size_t n) {
   const size_t limit = max_tensor_floats.load(std::memory_order_relaxed);
-  if (limit && n > limit) throw std::bad_alloc();
+  if (limit && n > limit) {
+    limit_refusals.fetch_add(1);
+    throw std::bad_alloc();
+  }
   return tier::allocate_floats(n);
 }
 void release_floats(float* p, size_t n) { tier::release_floats(p, n); }

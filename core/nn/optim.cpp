@@ -6,11 +6,13 @@
 #include <mutex>
 #include <cstdio>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/shape.h"  // check
 #include "core/debug/debug.h"
 #include "core/engine/gradient_leaves.h"
 #include "core/kernels/optim.h"
+#include "core/nn/module.h"  // parameter_name
 
 namespace d2l {
 
@@ -33,6 +35,7 @@ Optimizer::Optimizer(std::vector<Tensor> params, const char* op) : params_(std::
           params_[i].shape(), "): one step would move it twice; list it once (Module::parameters() does)");
   }
   register_optimizer(this);
+  gradient_leaves_consumed();  // backward passes before this optimiser were not for its steps
 }
 
 namespace {
@@ -51,8 +54,14 @@ Optimizer::~Optimizer() {
 }
 
 void Optimizer::check_stray_leaves() {
-  if (!stray_warning_.empty()) return;  // said once is enough
-  if (last_backward_leaves().empty()) return;
+  if (stray_warning_.empty() && !last_backward_leaves().empty()) {  // said once is enough
+    stray_warning_ = find_stray_leaves();
+    if (!stray_warning_.empty()) std::fprintf(stderr, "warning: %s\n", stray_warning_.c_str());
+  }
+  gradient_leaves_consumed();  // the next backward pass starts the next step's list
+}
+
+std::string Optimizer::find_stray_leaves() const {
   std::vector<Tensor> claimed;  // this optimiser's parameters first, then the others'
   {
     std::lock_guard<std::mutex> lock(g_optimizers_mutex);
@@ -61,12 +70,33 @@ void Optimizer::check_stray_leaves() {
       if (o != this) claimed.insert(claimed.end(), o->params_.begin(), o->params_.end());
   }
   // A backward that reached none of this optimiser's parameters was another model's.
-  bool mine = false;
-  for (const ReachedLeaf& leaf : last_backward_leaves())
-    for (const Tensor& p : params_) mine = mine || p.node() == leaf.node;
-  if (!mine) return;
-  stray_warning_ = stray_gradient_leaves(claimed, op_);
-  if (!stray_warning_.empty()) std::fprintf(stderr, "warning: %s\n", stray_warning_.c_str());
+  std::unordered_set<const Node*> reached;
+  for (const ReachedLeaf& leaf : last_backward_leaves()) reached.insert(leaf.node);
+  size_t hit = 0;
+  for (const Tensor& p : params_) hit += reached.count(p.node());
+  if (hit == 0) return "";
+  if (std::string stray = stray_gradient_leaves(claimed, op_); !stray.empty()) return stray;
+  // The other way round: a parameter the passes did not reach while others were. The usual
+  // cause is a weight handle replaced by a tensor that needs no gradient (`layer.weight =
+  // normal(...)`): the forward reads that one, frozen, while this optimiser and save() keep
+  // the registered one, so the saved model computes something else.
+  std::string list;
+  size_t missed = 0;
+  for (const Tensor& p : params_)
+    if (!reached.count(p.node())) {
+      const std::string name = parameter_name(p);
+      if (missed < 8) list += std::string(missed ? "; " : "") + (name.empty() ? "a parameter" : "'" + name + "'") + " " +
+                              shape_str(p.shape());
+      ++missed;
+    }
+  if (missed == 0) return "";
+  if (missed > 8) list += "; and " + std::to_string(missed - 8) + " more";
+  return "[" + std::string(op_) + ".step] " + std::to_string(missed) + (missed == 1 ? " parameter" : " parameters") +
+         " received no gradient in the backward passes since the last step, while " + std::to_string(hit) +
+         " others did: " + list +
+         ". A weight replaced after construction by a tensor that needs no gradient (layer.weight = t)? The "
+         "forward then reads t, which never trains, while this optimiser and Module::save keep the registered "
+         "tensor: write t's values into the registered one (its data()) instead of replacing it.";
 }
 
 void Optimizer::zero_grad(bool set_to_none) {

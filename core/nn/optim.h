@@ -24,15 +24,17 @@ class Optimizer {
   virtual void step() = 0;
   void zero_grad(bool set_to_none = true);  // Tensor::zero_grad on every parameter
   const std::vector<Tensor>& params() const { return params_; }
-  // The warning step() printed (once) about tensors that received a gradient in the last
-  // backward but are not among params() (core/engine/gradient_leaves.h), or "".
+  // The warning step() printed (once), or "": about tensors that received a gradient in the
+  // backward passes since the last step but are not among params() (core/engine/gradient_leaves.h),
+  // or else about parameters those passes did not reach while they reached others.
   const std::string& stray_warning() const { return stray_warning_; }
 
  protected:
-  // Each step() calls it first: until it has warned once, compares the leaves the last
-  // backward reached with the parameters of every optimiser alive and prints
-  // "warning: ..." to stderr for the others.
+  // Each step() calls it first: until it has warned once, compares the leaves the backward
+  // passes since the last step reached with the parameters of every optimiser alive and
+  // prints "warning: ..." to stderr (find_stray_leaves); then starts the next step's list.
   void check_stray_leaves();
+  std::string find_stray_leaves() const;
   std::vector<Tensor> params_;
 
  private:

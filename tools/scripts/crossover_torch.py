@@ -93,13 +93,16 @@ def write_safetensors(path, tensors, meta, dtype='F32'):
 # ------------------------------------------------------------- the models
 
 def vocab_fingerprint(tokens):
-    """Our settings' "N tokens, fnv1a H": FNV-1a 64 over each token's u64 length and bytes."""
-    h = 1469598103934665603
-    for t in tokens:
-        b = t.encode('utf-8')
-        for c in struct.pack('<Q', len(b)) + b:
-            h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return f'{len(tokens)} tokens, fnv1a {h:016x}'
+    """Our settings' "N tokens, fnv1a64 H": standard FNV-1a 64 over the tokens in index order,
+    each as its byte count (8 bytes, little-endian) and its UTF-8 bytes. The three lines:
+        data = b''.join(len(t.encode()).to_bytes(8, 'little') + t.encode() for t in tokens)
+        h = 0xcbf29ce484222325
+        for b in data: h = (h ^ b) * 0x100000001b3 % 2**64
+    """
+    data = b''.join(len(t.encode()).to_bytes(8, 'little') + t.encode() for t in tokens)
+    h = 0xcbf29ce484222325
+    for b in data: h = (h ^ b) * 0x100000001b3 % 2**64
+    return f'{len(tokens)} tokens, fnv1a64 {h:016x}'
 
 
 def vocab_from(tokens):

@@ -18,6 +18,7 @@
 #endif
 
 #include "core/io/files.h"
+#include "core/io/json.h"  // quote_input
 #include "core/shape.h"  // check
 #include "core/random.h"
 #include "tools/d2l/cli/source_trace.h"
@@ -67,7 +68,7 @@ void CliArgs::add_flag(const std::string& name, const std::string& help) { add(O
 CliArgs::Option& CliArgs::find(const std::string& name, const char* caller) {
   for (Option& o : options_)
     if (o.name == name) return o;
-  throw UsageError(std::string(caller) + "unknown option --" + name + " (see --help)");
+  throw UsageError(std::string(caller) + "unknown option " + quote_input("--" + name, 80, '\0') + " (see --help)");
 }
 
 const CliArgs::Option& CliArgs::find(const std::string& name, Kind kind) const {
@@ -102,7 +103,7 @@ int64_t parse_int_option(const std::string& name, const std::string& text, int64
   errno = 0;
   const long long n = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno == ERANGE)
-    throw UsageError(who + "expects an integer in " + range_str(min, max) + ", got '" + text + "'");
+    throw UsageError(who + "expects an integer in " + range_str(min, max) + ", got " + quote_input(text, 80, '\''));
   if (n < min || n > max) throw UsageError(who + "must be in " + range_str(min, max) + ", got " + text);
   return n;
 }
@@ -115,7 +116,7 @@ double parse_float_option(const std::string& name, const std::string& text, doub
   // ERANGE also flags underflow ("1e-400"), which is a number, just too small to hold: it
   // is refused as well, rather than quietly read as 0.
   if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    throw UsageError(who + "expects a number in " + range_str(min, max) + ", got '" + text + "'");
+    throw UsageError(who + "expects a number in " + range_str(min, max) + ", got " + quote_input(text, 80, '\''));
   if (v < min || v > max) throw UsageError(who + "must be in " + range_str(min, max) + ", got " + text);
   return v;
 }
@@ -138,7 +139,7 @@ void CliArgs::parse(const std::vector<std::string>& args) {
       help_ = true;
       continue;
     }
-    if (a.size() < 3 || a.compare(0, 2, "--") != 0) throw UsageError("unexpected argument '" + a + "' (see --help)");
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) throw UsageError("unexpected argument " + quote_input(a, 80, '\'') + " (see --help)");
     const size_t eq = a.find('=');
     const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     Option& o = find(name, "");
@@ -222,6 +223,8 @@ void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed
                "(0: no limit but the machine's, whose out-of-memory killer may end the run instead)",
                0, int64_t{1} << 40);
   args.add_string("out", out_dir, "directory for the figures (created)", "DIR");
+  // `make run ARGS=--quick` passes --quick to every chapter: one that is quick already takes it.
+  if (!args.has("quick")) args.add_flag("quick", "nothing to shorten: this program is quick at its defaults");
 }
 
 void print_banner(const std::string& heading, const char* file, int line) {
@@ -250,6 +253,13 @@ int run_reporting_errors(const std::function<int()>& body) {
     status = body();
   } catch (const OutOfMemory& e) {  // names the tensor's op, shape and bytes
     error = e.what();
+    // The limit the run was given, not the machine, refused it: name the option that helps
+    // instead of the machine's memory.
+    if (tensor_limit_refusals() > 0) {
+      error = error.substr(0, error.rfind(" (out of memory"));
+      error += " (more than one tensor may take under this run's --max-tensor-mb " +
+               std::to_string(max_tensor_bytes() >> 20) + ": raise it, or 0 for no limit)";
+    }
   } catch (const std::bad_alloc& e) {  // some other allocation: what() says only "std::bad_alloc"
     error = std::string("out of memory (") + e.what() +
             " outside the tensors; a smaller batch size or corpus needs less)";
@@ -312,14 +322,37 @@ std::string apply_chapter_options(const CliArgs& args) {
   return out;
 }
 
-void refuse_save_over(const CliArgs& args, const std::vector<std::pair<std::string, std::string>>& files) {
+// Beside the files a program names, the ones its run writes without naming them: each PNG's
+// SVG (the book flow's), the book flow's trace, log and settings (D2L_BOOK_TRACE's folder),
+// and this run's standard output and error when they are files.
+std::vector<std::pair<std::string, std::string>> files_a_run_writes(
+    std::vector<std::pair<std::string, std::string>> files) {
+  namespace fs = std::filesystem;
+  const size_t named = files.size();
+  for (size_t i = 0; i < named; ++i)
+    if (fs::path(files[i].second).extension() == ".png")
+      files.emplace_back(files[i].first + "'s SVG", fs::path(files[i].second).replace_extension(".svg").string());
+  if (const char* trace = std::getenv("D2L_BOOK_TRACE"); trace && *trace) {
+    const fs::path t(trace), log = fs::path(trace).replace_extension(".log");
+    files.emplace_back("the book flow's trace (D2L_BOOK_TRACE)", t.string());
+    files.emplace_back("the book flow's log", log.string());
+    files.emplace_back("the book flow's log", log.string() + ".part");
+    files.emplace_back("the book flow's settings", (t.parent_path() / "settings.txt").string());
+    files.emplace_back("the book flow's arguments", (t.parent_path() / "args").string());
+  }
+  files.emplace_back("this run's standard output", "/proc/self/fd/1");
+  files.emplace_back("this run's standard error", "/proc/self/fd/2");
+  return files;
+}
+
+void refuse_save_over(const CliArgs& args, const std::vector<std::pair<std::string, std::string>>& named) {
   if (!args.has("save")) return;
   const std::string& save = args.get_string("save");
   if (save.empty()) return;
-  for (const auto& [role, path] : files)
-    if (same_file(save, path))
-      throw std::invalid_argument("[--save] '" + save + "' is the same file as " + role + " '" + path +
-                                  "': the model would " +
+  for (const auto& [role, path] : files_a_run_writes(named))
+    if (!path.empty() && same_file(save, path))
+      throw std::invalid_argument("[--save] " + quote_input(save, 200, '\'') + " is the same file as " + role + " " +
+                                  quote_input(path, 200, '\'') + ": the model would " +
                                   (role.rfind("--", 0) == 0 ? "replace it" : "be overwritten by it") +
                                   "; choose another path");
 }

@@ -104,7 +104,8 @@ class CliArgs {
 // The options every chapter program has: --seed N (default `seed`, so runs reproduce),
 // --threads N (default `threads`; 0: OpenMP's default, all cores; ignored in a serial build)
 // --max-tensor-mb N (default 0, no limit: set_max_tensor_bytes, core/engine/allocator.h) and --out
-// DIR (default `out_dir`, e.g. "out/attention_cues").
+// DIR (default `out_dir`, e.g. "out/attention_cues"), and --quick when the program has not
+// declared its own (the book flow passes ARGS=--quick to every chapter; a quick one ignores it).
 // A program whose work comes in small pieces passes threads = 1: the book's seq2seq models
 // (64 x 32 matrices, a few microseconds per op) gain nothing from a second thread on an idle
 // machine, and on a busy one every parallel region may wait for a thread whose core another
@@ -151,7 +152,9 @@ std::string apply_chapter_options(const CliArgs& args);
 // --save must not name a file the program reads or writes besides it: the model would replace
 // a corpus, or a figure written after it would replace the model. `files` holds (what, path)
 // pairs, e.g. {"--data", "fra.txt"}, {"the loss figure", "out/x/loss.png"}; compared as files
-// (core/io/files.h same_file), not as spellings. Throws std::invalid_argument naming both.
+// (core/io/files.h same_file), not as spellings, and with them the files a run writes
+// without naming them: each PNG's SVG, the book flow's trace, log and settings, and standard
+// output and error when redirected to a file. Throws std::invalid_argument naming both.
 // Programs call it before training, once their inputs are resolved.
 void refuse_save_over(const CliArgs& args, const std::vector<std::pair<std::string, std::string>>& files);
 

@@ -13,6 +13,8 @@
 #include <new>
 #include <stdexcept>
 
+#include "core/io/files.h"
+
 namespace d2l {
 namespace {
 
@@ -301,6 +303,28 @@ NpyArray read_npy(std::istream& in, const std::string& name) {
     fail(name, "more bytes after the " + std::to_string(nbytes) + " data bytes of " + what +
                    " (a wrong shape, or several arrays in one file?)");
   return a;
+}
+
+void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  if (count != static_cast<int64_t>(values.size()))
+    throw std::invalid_argument("[write_npy] " + path + ": shape " + npy_shape_str(shape) + " holds " +
+                                std::to_string(count) + " values, given " + std::to_string(values.size()));
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + npy_shape_str(shape) + ", }";
+  // The preamble (10 bytes), the header and its '\n' end on a multiple of 64 bytes, as NumPy pads it.
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string bytes = "\x93NUMPY";
+  bytes += '\x01', bytes += '\x00';
+  bytes += static_cast<char>(header.size() & 0xFF), bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  for (float v : values) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    for (int k = 0; k < 4; ++k) bytes += static_cast<char>((b >> (8 * k)) & 0xFF);
+  }
+  write_file_atomically(path, bytes, "write_npy");
 }
 
 NpyArray read_npy_file(const std::string& path) {

@@ -35,6 +35,11 @@ NpyArray read_npy_file(const std::string& path);  // "cannot open 'path': reason
 // True when `bytes` begins with the .npy magic, e.g. to tell an .npy piped to stdin from text.
 bool is_npy(const std::string& bytes);
 
+// Writes values (C order, product(shape) of them) as a version 1.0 '<f4' array, as
+// np.save(path, np.asarray(x, dtype=np.float32)) would; atomically (core/io/files.h), so an
+// interrupted run leaves no half-written file. np.load(path) reads it back.
+void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values);
+
 // "(2, 3)", "(3,)" or "()", as NumPy prints a shape.
 std::string npy_shape_str(const std::vector<int64_t>& shape);
 

@@ -16,6 +16,7 @@ namespace {
 }
 }  // namespace
 
+// The recipe in Python is in the header, beside the declaration.
 std::string vocab_fingerprint(const Vocab& vocab) {
   uint64_t h = fnv1a64(nullptr, 0);
   for (const std::string& token : vocab.idx_to_token()) {
@@ -25,7 +26,7 @@ std::string vocab_fingerprint(const Vocab& vocab) {
     h = fnv1a64(token.data(), token.size(), h);
   }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%" PRId64 " tokens, fnv1a %016" PRIx64, vocab.size(), h);
+  std::snprintf(buf, sizeof buf, "%" PRId64 " tokens, fnv1a64 %016" PRIx64, vocab.size(), h);
   return buf;
 }
 
@@ -40,15 +41,29 @@ Checkpoint::Checkpoint(ModelSettings settings, ModelSettings run, std::string sa
       resume_path_(std::move(resume_path)) {}
 
 void Checkpoint::load(Module& net, const std::string& path) {
-  // The extension picks the format (core/io/safetensors.h).
-  ParamFileContents contents =
-      is_safetensors_path(path) ? read_safetensors_params(path, net, settings_) : read_param_file(path, net, settings_);
+  // The extension picks the format (core/io/safetensors.h). A safetensors file may be a plain
+  // PyTorch state_dict, with no settings: its names and shapes (the vocabulary sizes among
+  // them) must match the model this run built from its data, and the run says so.
+  const bool safetensors = is_safetensors_path(path);
+  ParamFileContents contents = safetensors ? read_safetensors_params(path, net, settings_, /*without_settings=*/true)
+                                           : read_param_file(path, net, settings_);
+  if (safetensors && contents.settings.empty()) {
+    std::string mine;
+    for (const auto& [k, v] : settings_) mine += (mine.empty() ? "" : ", ") + k + "=" + v;
+    std::printf("%s records no settings (a plain state_dict): its tensors' names and shapes match this model, "
+                "taken as trained with this run's %s\n", path.c_str(), mine.c_str());
+  }
   copy_parameters(contents, net);
   state_ = std::move(contents.training);
 }
 
 uint64_t param_file_bound(const Module& net) {
-  return 12 * static_cast<uint64_t>(net.num_parameters()) + (uint64_t{1} << 20);
+  // Per tensor: its name, shape and the framing around them; then the settings and the
+  // curves (a few numbers per epoch). A fixed megabyte of slack here refused a small model
+  // on a small disk that had room for it many times over.
+  uint64_t bytes = 12 * static_cast<uint64_t>(net.num_parameters()) + (uint64_t{64} << 10);
+  for (const auto& [name, t] : net.named_parameters()) bytes += name.size() + 16 + 8 * t.shape().size();
+  return bytes;
 }
 
 int64_t Checkpoint::resume(Module& net, Optimizer& optimizer, int64_t num_epochs, Animator* animator) {
@@ -116,26 +131,28 @@ void Checkpoint::epoch_end(const Module& net, const Optimizer& optimizer, int64_
                            const Animator* animator) {
   if (save_path_.empty() || save_every_ <= 0 || epochs_done >= num_epochs || epochs_done % save_every_ != 0) return;
   keep_state(optimizer, epochs_done, animator);
-  const SavedFile f = save_param_file(save_path_, net, settings_, state_ ? &*state_ : nullptr);
-  std::printf("saved %s after %lld of %lld epochs (%llu bytes, checksum %016llx)\n", save_path_.c_str(),
-              static_cast<long long>(epochs_done), static_cast<long long>(num_epochs),
-              static_cast<unsigned long long>(f.bytes), static_cast<unsigned long long>(f.checksum));
-  std::fflush(stdout);
+  // The format the path names, as the final save: a .safetensors path gets a safetensors file
+  // (--load reads it after a kill; it holds no training state, so --resume names --load).
+  const std::string after = " after " + std::to_string(epochs_done) + " of " + std::to_string(num_epochs) + " epochs";
+  write(net, after.c_str());
 }
 
-void Checkpoint::save(const Module& net) const {
+void Checkpoint::save(const Module& net) const { write(net, ""); }
+
+void Checkpoint::write(const Module& net, const char* when) const {
   if (save_path_.empty()) return;
   if (is_safetensors_path(save_path_)) {  // the parameters and settings only (core/io/safetensors.h)
     const SavedFile f = save_safetensors_params(save_path_, net, settings_, metadata_);
-    std::printf("saved %s (%llu bytes, safetensors)\n", save_path_.c_str(), static_cast<unsigned long long>(f.bytes));
+    std::printf("saved %s%s (%llu bytes, safetensors)\n", save_path_.c_str(), when,
+                static_cast<unsigned long long>(f.bytes));
     std::fflush(stdout);
     return;
   }
   const SavedFile f = save_param_file(save_path_, net, settings_, state_ ? &*state_ : nullptr);
   // The size and checksum describe this run's file: with another program saving to the same
   // path at the same time, the file there is the one whose "saved" line matches it.
-  std::printf("saved %s (%llu bytes, checksum %016llx)\n", save_path_.c_str(), static_cast<unsigned long long>(f.bytes),
-              static_cast<unsigned long long>(f.checksum));
+  std::printf("saved %s%s (%llu bytes, checksum %016llx)\n", save_path_.c_str(), when,
+              static_cast<unsigned long long>(f.bytes), static_cast<unsigned long long>(f.checksum));
   std::fflush(stdout);
 }
 

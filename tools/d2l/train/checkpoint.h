@@ -32,8 +32,14 @@ namespace d2l {
 
 class Animator;
 
-// "184 tokens, fnv1a 0123456789abcdef": the count and a hash of every token in index order.
-// Two vocabularies agree on it exactly when they map every token to the same index.
+// "184 tokens, fnv1a64 0123456789abcdef": the count, then standard FNV-1a 64 over every
+// token in index order, each as its byte count (8 bytes, little-endian) and its UTF-8 bytes.
+// Two vocabularies agree on it exactly when they map every token to the same index. In
+// Python, for the book's d2l.Vocab (three lines):
+//   data = b''.join(len(t.encode()).to_bytes(8, 'little') + t.encode() for t in vocab.idx_to_token)
+//   h = 0xcbf29ce484222325
+//   for b in data: h = (h ^ b) * 0x100000001b3 % 2**64
+// and the setting is f'{len(vocab.idx_to_token)} tokens, fnv1a64 {h:016x}'.
 std::string vocab_fingerprint(const Vocab& vocab);
 // A number as a settings value, in C's %g: 32, 0.1, 0.005.
 std::string setting_number(double value);
@@ -49,11 +55,13 @@ class Checkpoint {
   const std::string& resume_path() const { return resume_path_; }
 
   // --load: the parameters only, settings checked. A training state in the file is kept,
-  // so a later save() writes it back unchanged.
+  // so a later save() writes it back unchanged. A safetensors file without settings (a
+  // plain PyTorch state_dict) is read by its names and shapes, and a line says so.
   void load(Module& net, const std::string& path);
 
   // --save-every N: also write --save after every N-th epoch (0: only after the last), each
-  // write atomic, each file one that --resume continues.
+  // write atomic and in the format --save's path names: a .params file --resume continues,
+  // a .safetensors file --load reads (it holds no training state; --resume says so).
   void set_save_every(int64_t epochs) { save_every_ = epochs; }
 
   // The trainer's start. With a save path, first checks that its folder has room for one
@@ -89,6 +97,8 @@ class Checkpoint {
 
  private:
   void keep_state(const Optimizer& optimizer, int64_t epochs_done, const Animator* animator);
+  // Writes --save in its path's format and prints "saved PATH<when> (...)".
+  void write(const Module& net, const char* when) const;
   ModelSettings settings_, run_;
   std::string save_path_, resume_path_;
   std::optional<TrainingState> state_;
@@ -98,7 +108,8 @@ class Checkpoint {
 };
 
 // What one parameter file of `net` with Adam's state takes at most, in bytes: the weights and
-// both moments (12 bytes per value) and room for names, settings and curves.
+// both moments (12 bytes per value), each tensor's name and shape, and 64 KiB for the
+// settings and curves.
 uint64_t param_file_bound(const Module& net);
 
 }  // namespace d2l

@@ -16,6 +16,7 @@
 #include "tools/d2l/data/bleu.h"
 #include "tools/d2l/data/text.h"
 #include "tools/d2l/figures/animator.h"
+#include "tools/d2l/figures/npy.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/d2l/train/ids_tensor.h"
 
@@ -271,6 +272,16 @@ std::pair<std::string, std::vector<Tensor>> predict_seq2seq(EncoderDecoder& net,
   std::vector<Tensor> first;  // Seq2SeqAttentionDecoder keeps one tensor per step
   for (const auto& w : steps) first.push_back(w.at(0));
   return {translation, first};
+}
+
+void write_attention_npy(const std::vector<Tensor>& steps, int64_t num_steps, const std::string& path) {
+  std::vector<float> values;
+  for (const Tensor& s : steps) {
+    const std::vector<float> row = reshape(s, {num_steps}).to_vector();
+    values.insert(values.end(), row.begin(), row.end());
+  }
+  write_npy(path, {static_cast<int64_t>(steps.size()), num_steps}, values);
+  std::printf("wrote %s: attention weights (%zu, %lld)\n", path.c_str(), steps.size(), static_cast<long long>(num_steps));
 }
 
 }  // namespace d2l

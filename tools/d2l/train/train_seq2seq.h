@@ -93,4 +93,9 @@ std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
     EncoderDecoder& net, const std::string& src_sentence, const Vocab& src_vocab, const Vocab& tgt_vocab,
     int64_t num_steps, const std::string& device = "cpu", bool save_attention_weights = false);
 
+// --dump-attention: predict_seq2seq's attention weights (every step's (1, 1, num_steps)) as one
+// .npy array (steps, num_steps), every key position kept (the figure cuts them at the
+// source's length); prints "wrote PATH: attention weights (steps, num_steps)".
+void write_attention_npy(const std::vector<Tensor>& steps, int64_t num_steps, const std::string& path);
+
 }  // namespace d2l

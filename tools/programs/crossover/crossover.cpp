@@ -2,6 +2,7 @@
 // the header).
 #include "tools/programs/crossover/crossover.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -47,7 +48,23 @@ const std::string& meta(const SafetensorsMetadata& m, const std::string& key, co
   throw std::runtime_error("[crossover] " + path + ": __metadata__ has no \"" + key + "\"");
 }
 
-int64_t meta_int(const SafetensorsMetadata& m, const std::string& key, const std::string& path) {
+// What the file's tensors can justify, so that a setting is checked before a model is built
+// from it: a hostile "num_layers=1000000" would otherwise build a million blocks first.
+struct FileBounds {
+  int64_t tensors = 0;  // a model has at least one tensor per layer
+  int64_t max_dim = 0;  // every size setting is some tensor's dimension
+};
+
+FileBounds bounds_of(const SafetensorsFile& f) {
+  FileBounds b{static_cast<int64_t>(f.tensors.size()), 0};
+  for (const SafetensorsTensor& t : f.tensors)
+    for (int64_t d : t.shape) b.max_dim = std::max(b.max_dim, d);
+  return b;
+}
+
+// A positive integer setting at most `limit`; the refusal names the file, the key and the limit.
+int64_t meta_int(const SafetensorsMetadata& m, const std::string& key, const std::string& path, int64_t limit,
+                 const std::string& why) {
   const std::string& v = meta(m, key, path);
   size_t used = 0;
   long long n = 0;
@@ -56,15 +73,33 @@ int64_t meta_int(const SafetensorsMetadata& m, const std::string& key, const std
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != v.size() || n <= 0) throw std::runtime_error("[crossover] " + path + ": \"" + key + "\" is '" + v + "', not a positive integer");
+  if (used != v.size() || n <= 0)
+    throw std::runtime_error("[crossover] " + path + ": __metadata__ \"" + key + "\" is " + quote_input(v) +
+                             ", not a positive integer");
+  if (n > limit)
+    throw std::runtime_error("[crossover] " + path + ": __metadata__ \"" + key + "\" is " + v + ", above its limit " +
+                             std::to_string(limit) + " (" + why + "); refused before building the model");
   return n;
 }
+
+// The longest translation asked for (the book decodes 10 steps).
+constexpr int64_t kMaxSteps = 1000;
 
 Vocab vocab_of(const SafetensorsMetadata& m, const std::string& name, const std::string& path) {
   Vocab v = vocab_from_tokens_json(meta(m, name + ".tokens", path), path + " " + name + ".tokens");
   if (vocab_fingerprint(v) != meta(m, name, path))
     throw std::runtime_error("[crossover] " + path + ": the tokens of " + name + " give '" + vocab_fingerprint(v) +
                              "', the file records '" + meta(m, name, path) + "'");
+  return v;
+}
+
+// A vocabulary is an embedding's first dimension: no larger than the file's largest.
+Vocab vocab_of(const SafetensorsMetadata& m, const std::string& name, const std::string& path, const FileBounds& b) {
+  Vocab v = vocab_of(m, name, path);
+  if (v.size() > b.max_dim)
+    throw std::runtime_error("[crossover] " + path + ": __metadata__ \"" + name + ".tokens\" holds " +
+                             std::to_string(v.size()) + " tokens, above its limit " + std::to_string(b.max_dim) +
+                             " (no tensor of the file has a larger dimension); refused before building the model");
   return v;
 }
 
@@ -113,8 +148,13 @@ void translate_all(std::ostream& out, EncoderDecoder& net, const Vocab& src, con
 }  // namespace
 
 void crossover_outputs(std::ostream& out, const std::string& path, std::vector<std::string> sentences) {
-  const SafetensorsMetadata m = read_safetensors(path).metadata;
+  const SafetensorsFile file = read_safetensors(path);
+  const SafetensorsMetadata& m = file.metadata;
   const std::string kind = meta(m, "model", path);
+  const FileBounds b = bounds_of(file);
+  const std::string layers_why = "the file holds " + std::to_string(b.tensors) + " tensors";
+  const std::string dim_why = "no tensor of the file has a larger dimension";
+  const std::string steps_why = "the longest translation this tool decodes";
   if (sentences.empty()) sentences = {"go .", "i lost .", "he's calm .", "i'm home ."};
 
   if (kind == "nadaraya_watson") {
@@ -133,32 +173,39 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
         << ",\"attention\":" << json_tensor(net.attention_weights) << "}]}\n";
   } else if (kind == "bahdanau_attention") {
     refuse_variants(m, path, {"rnn", "scoring"});
-    const Vocab src = vocab_of(m, "src_vocab", path), tgt = vocab_of(m, "tgt_vocab", path);
-    const int64_t embed = meta_int(m, "embed_size", path), hiddens = meta_int(m, "num_hiddens", path),
-                  layers = meta_int(m, "num_layers", path);
+    const Vocab src = vocab_of(m, "src_vocab", path, b), tgt = vocab_of(m, "tgt_vocab", path, b);
+    const int64_t embed = meta_int(m, "embed_size", path, b.max_dim, dim_why),
+                  hiddens = meta_int(m, "num_hiddens", path, b.max_dim, dim_why),
+                  layers = meta_int(m, "num_layers", path, b.tensors, layers_why),
+                  steps = meta_int(m, "num_steps", path, kMaxSteps, steps_why);
     const float dropout = std::stof(meta(m, "dropout", path));
     Seq2SeqEncoder encoder(src.size(), embed, hiddens, layers, dropout);
     Seq2SeqAttentionDecoder decoder(tgt.size(), embed, hiddens, layers, dropout);
     EncoderDecoder net(encoder, decoder);
     load_into(net, path, m);
-    translate_all(out, net, src, tgt, meta_int(m, "num_steps", path), sentences, nullptr);
+    translate_all(out, net, src, tgt, steps, sentences, nullptr);
   } else if (kind == "transformer") {
     refuse_variants(m, path, {"scoring", "pe"});
-    const Vocab src = vocab_of(m, "src_vocab", path), tgt = vocab_of(m, "tgt_vocab", path);
-    const int64_t h = meta_int(m, "num_hiddens", path), layers = meta_int(m, "num_layers", path),
-                  heads = meta_int(m, "num_heads", path), ffn = meta_int(m, "ffn_num_hiddens", path),
-                  key = meta_int(m, "key_size", path), query = meta_int(m, "query_size", path),
-                  value = meta_int(m, "value_size", path);
+    const Vocab src = vocab_of(m, "src_vocab", path, b), tgt = vocab_of(m, "tgt_vocab", path, b);
+    const int64_t h = meta_int(m, "num_hiddens", path, b.max_dim, dim_why),
+                  layers = meta_int(m, "num_layers", path, b.tensors, layers_why),
+                  heads = meta_int(m, "num_heads", path, h, "num_hiddens, split among the heads"),
+                  ffn = meta_int(m, "ffn_num_hiddens", path, b.max_dim, dim_why),
+                  key = meta_int(m, "key_size", path, b.max_dim, dim_why),
+                  query = meta_int(m, "query_size", path, b.max_dim, dim_why),
+                  value = meta_int(m, "value_size", path, b.max_dim, dim_why),
+                  steps = meta_int(m, "num_steps", path, kMaxSteps, steps_why);
     const float dropout = std::stof(meta(m, "dropout", path));
     TransformerEncoder encoder(src.size(), key, query, value, h, {h}, h, ffn, heads, layers, dropout);
     TransformerDecoder decoder(tgt.size(), key, query, value, h, {h}, h, ffn, heads, layers, dropout);
     EncoderDecoder net(encoder, decoder);
     load_into(net, path, m);
-    translate_all(out, net, src, tgt, meta_int(m, "num_steps", path), sentences, &encoder.attention_weights);
+    translate_all(out, net, src, tgt, steps, sentences, &encoder.attention_weights);
   } else if (kind == "decomposable_attention") {
     check(meta(m, "mask_pad", path) == "0", "crossover", path, ": a model with mask_pad=1 is an exercise's variant");
-    const Vocab vocab = vocab_of(m, "vocab", path);
-    const int64_t embed = meta_int(m, "embed_size", path), hiddens = meta_int(m, "num_hiddens", path);
+    const Vocab vocab = vocab_of(m, "vocab", path, b);
+    const int64_t embed = meta_int(m, "embed_size", path, b.max_dim, dim_why),
+                  hiddens = meta_int(m, "num_hiddens", path, b.max_dim, dim_why);
     DecomposableAttention net(vocab.size(), embed, hiddens, embed, 2 * embed, 2 * hiddens);
     load_into(net, path, m);
     net.eval();
