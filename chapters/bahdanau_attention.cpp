@@ -55,7 +55,7 @@
 #include "layers/seq2seq.h"
 #include "tools/d2l/figures/token_names.h"
 #include "tools/d2l/cli/cli_args.h"
-#include "tools/d2l/cli/seq2seq_options.h"
+#include "tools/d2l/cli/training_options.h"
 #include "tools/d2l/data/bleu.h"
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/data/text.h"

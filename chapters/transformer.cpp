@@ -9,7 +9,7 @@
 //   out/transformer/encoder_self_attention.png, decoder_self_attention.png,
 //   out/transformer/decoder_encoder_attention.png   2×4 grids, one heatmap per layer and head
 // Data: --data, else data/fra-eng/fra.txt (make data), else chapters/data/fra-eng-small.txt.
-// --save FILE / --load FILE / --resume FILE as in 10.4 (tools/d2l/cli/seq2seq_options.h): the
+// --save FILE / --load FILE / --resume FILE as in 10.4 (tools/d2l/cli/training_options.h): the
 // file records the model's settings and vocabularies, Adam's state and the generator; a
 // FILE ending in .safetensors holds the parameters under the book's state_dict() names with
 // the settings and vocabularies, for PyTorch (tools/scripts/crossover_torch.py).
@@ -50,7 +50,7 @@
 #include "layers/transformer.h"
 #include "tools/d2l/figures/token_names.h"
 #include "tools/d2l/cli/cli_args.h"
-#include "tools/d2l/cli/seq2seq_options.h"
+#include "tools/d2l/cli/training_options.h"
 #include "tools/d2l/data/bleu.h"
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/figures/animator.h"

@@ -21,7 +21,7 @@
 #include "core/nn/optim.h"
 #include "tests/test_util.h"
 #include "tools/d2l/cli/cli_args.h"
-#include "tools/d2l/cli/seq2seq_options.h"
+#include "tools/d2l/cli/training_options.h"
 
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;

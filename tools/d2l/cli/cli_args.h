@@ -64,6 +64,10 @@ class CliArgs {
   void add_string(const std::string& name, const std::string& value, const std::string& help,
                   const std::string& metavar = "S");  // metavar: "--out DIR" in the usage
   void add_flag(const std::string& name, const std::string& help);  // false unless given
+  // A string that must be one of `choices` (the first is the default); any other value is
+  // bad usage: "[--rnn] expects gru or lstm, got 'rnn'".
+  void add_choice(const std::string& name, const std::vector<std::string>& choices, const std::string& help,
+                  const std::string& metavar = "S");
 
   // Throws UsageError on a bad command line; sets help_requested() on --help / -h.
   void parse(const std::vector<std::string>& args);
@@ -78,6 +82,7 @@ class CliArgs {
   bool has(const std::string& name) const;    // declared by the program
 
   std::string usage() const;
+  const std::string& program() const { return program_; }
 
  private:
   enum class Kind { Int, Float, String, Flag };
@@ -88,6 +93,7 @@ class CliArgs {
     int64_t i = 0, imin = 0, imax = 0;  // Int: value and range
     double f = 0, fmin = 0, fmax = 0;    // Float: value and range
     std::string s, metavar;
+    std::vector<std::string> choices;  // String: the values it takes (empty: any)
     bool flag = false, given = false;
   };
   Option& find(const std::string& name, const char* caller);
