@@ -1,6 +1,8 @@
 // tools/d2l/cli/training_options.cpp — the training chapters' shared options (see the header).
 #include "tools/d2l/cli/training_options.h"
 
+#include "tools/d2l/data/vocab_tokens.h"
+
 #include <cstdio>
 #include <stdexcept>
 #include <utility>
@@ -74,6 +76,18 @@ Seq2SeqOptions::Seq2SeqOptions(CliArgs& args, int64_t book_epochs, int64_t quick
 int64_t Seq2SeqOptions::num_epochs() const { return args_.get_flag("quick") ? quick_epochs_ : args_.get_int("epochs"); }
 const std::string& Seq2SeqOptions::data() const { return args_.get_string("data"); }
 const std::string& Seq2SeqOptions::translate() const { return args_.get_string("translate"); }
+
+Checkpoint Seq2SeqOptions::checkpoint(const std::string& model, const ModelSettings& hyper, const NmtData& data,
+                                      ModelSettings run) const {
+  ModelSettings settings{{"model", model}};
+  settings.insert(settings.end(), hyper.begin(), hyper.end());
+  settings.push_back({"src_vocab", vocab_fingerprint(data.src_vocab)});
+  settings.push_back({"tgt_vocab", vocab_fingerprint(data.tgt_vocab)});
+  Checkpoint checkpoint = CheckpointOptions::checkpoint(std::move(settings), std::move(run));
+  checkpoint.set_safetensors_metadata({{"src_vocab.tokens", vocab_tokens_json(data.src_vocab)},
+                                       {"tgt_vocab.tokens", vocab_tokens_json(data.tgt_vocab)}});
+  return checkpoint;
+}
 
 void Seq2SeqOptions::train_or_load(Module& net, Checkpoint& checkpoint,
                                    const std::function<void(int64_t num_epochs)>& train) const {

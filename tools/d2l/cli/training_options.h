@@ -18,6 +18,7 @@
 
 #include "core/nn/module.h"
 #include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/train/checkpoint.h"
 
 namespace d2l {
@@ -68,6 +69,13 @@ class Seq2SeqOptions : public CheckpointOptions {
   int64_t num_epochs() const;            // quick_epochs with --quick, else --epochs
   const std::string& data() const;       // --data, "" for the default search (resolve_nmt_data)
   const std::string& translate() const;  // --translate, "" when not given
+
+  // The checkpoint of an encoder-decoder named `model` trained on `data`: its settings are
+  // {"model", model}, `hyper` and both vocabularies' fingerprints; a .safetensors file also
+  // holds both vocabularies' tokens, for PyTorch to rebuild them.
+  Checkpoint checkpoint(const std::string& model, const ModelSettings& hyper, const NmtData& data,
+                        ModelSettings run) const;
+  using CheckpointOptions::checkpoint;
 
   // train_or_load with the number of epochs to train.
   void train_or_load(Module& net, Checkpoint& checkpoint, const std::function<void(int64_t num_epochs)>& train) const;
