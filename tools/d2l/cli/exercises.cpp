@@ -50,7 +50,7 @@ const Exercise* chosen_exercise(const CliArgs& args) {
   if (args.get_flag("list-exercises")) {
     for (const Exercise& e : exercises)
       std::printf("%lld\t%s\t%s\n", static_cast<long long>(e.number), e.what.c_str(),
-                  e.body ? ("build/chapters/" + args.program() + " --ex " + std::to_string(e.number)).c_str()
+                  e.elsewhere.empty() ? ("build/chapters/" + args.program() + " --ex " + std::to_string(e.number)).c_str()
                          : e.elsewhere.c_str());
     std::exit(0);
   }
@@ -59,6 +59,7 @@ const Exercise* chosen_exercise(const CliArgs& args) {
   std::string numbers;
   for (const Exercise& e : exercises) {
     if (e.number == ex && e.body) return &e;
+    if (e.number == ex && e.elsewhere.empty()) return nullptr;
     if (e.number == ex) {
       std::fprintf(stderr, "error: [--ex] exercise %lld of this section is answered by another command; run: %s\n",
                    static_cast<long long>(ex), e.elsewhere.c_str());

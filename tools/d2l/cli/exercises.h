@@ -33,12 +33,15 @@ using ExerciseBody = std::function<void(const CliArgs& args, const std::string& 
 struct Exercise {
   // Answered by this program's --ex N.
   Exercise(int64_t n, std::string w, ExerciseBody b) : number(n), what(std::move(w)), body(std::move(b)) {}
+  // Answered by the section's code itself, which reads args.get_int("ex") (an exercise that
+  // needs the section's trained model and data, as 15.5's word order does).
+  Exercise(int64_t n, std::string w) : number(n), what(std::move(w)) {}
   // Answered by a command: another program, or this one with an option.
   Exercise(int64_t n, std::string w, std::string command) : number(n), what(std::move(w)), elsewhere(std::move(command)) {}
   int64_t number;         // the book's number within the section
   std::string what;       // the question in one line, for --help and --list-exercises
-  ExerciseBody body;      // empty when another command answers it
-  std::string elsewhere;  // that command
+  ExerciseBody body;      // empty when the section or another command answers it
+  std::string elsewhere;  // that command ("": this program's --ex N)
 };
 
 // Registers a program's exercises (one list per program) and the options only they read,
@@ -55,7 +58,8 @@ const std::vector<Exercise>& registered_exercises();
 void add_exercise_options(CliArgs& args);
 
 // After parsing: with --list-exercises prints the list and exits 0; returns the exercise
-// --ex asks for, nullptr for the section's code. A number without an entry (the book's
+// --ex asks for, nullptr for the section's code (which answers the exercises without a body
+// or command). A number without an entry (the book's
 // question-only exercises) is bad usage: "error: [--ex] ..." naming the ones there are, the
 // usage, exit 2. An exercise answered elsewhere prints its command and exits 2.
 const Exercise* chosen_exercise(const CliArgs& args);
