@@ -135,15 +135,15 @@ void CliArgs::check_default(const Option& o, bool in_range) {
 }
 
 void CliArgs::set(Option& o, const std::string& text) {
-  if (o.kind == Kind::Int) o.i = parse_int_option(o.name, text, o.imin, o.imax);
-  else if (o.kind == Kind::Float) o.f = parse_float_option(o.name, text, o.fmin, o.fmax);
-  else o.s = text;
   if (!o.choices.empty() && std::find(o.choices.begin(), o.choices.end(), text) == o.choices.end()) {
     std::string list;
     for (size_t k = 0; k < o.choices.size(); ++k)
       list += (k == 0 ? "" : k + 1 == o.choices.size() ? " or " : ", ") + o.choices[k];
     throw UsageError("[--" + o.name + "] expects " + list + ", got '" + text + "'");
   }
+  if (o.kind == Kind::Int) o.i = parse_int_option(o.name, text, o.imin, o.imax);
+  else if (o.kind == Kind::Float) o.f = parse_float_option(o.name, text, o.fmin, o.fmax);
+  else o.s = text;
   o.given = true;
 }
 
