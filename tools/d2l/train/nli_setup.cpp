@@ -29,11 +29,10 @@ CliArgs& with_nli_head(CliArgs& args) {
   args.add_int("batch-size", 256, "minibatch size (the book: 256)", 1, 1000000);
   args.add_string("data", "", "SNLI directory (snli_1.0_*.txt, train/test.tsv or validation/test.tsv)", "DIR");
   args.add_string("embeddings", "",
-                      "GloVe text file (word v1 ... v100 per line) to start the embedding from (default: the "
-                      "bundled set's vectors.txt when training on it; \"\" for the random init)",
-                      "FILE");
-  args.add_int("embed-size", 100, "15.5 ex. 1: embedding size (the book: 100, the word vectors' size)", 1,
-                   100000);
+                  "GloVe text file (word v1 ... v100 per line) to start the embedding from (default: the bundled "
+                  "set's vectors.txt when training on it; \"\" for the random init)",
+                  "FILE");
+  args.add_int("embed-size", 100, "15.5 ex. 1: embedding size (the book: 100, the word vectors' size)", 1, 100000);
   args.add_int("num-hiddens", 200, "15.5 ex. 1: hidden units of the three MLPs (the book: 200)", 1, 100000);
   args.add_float("lr", 0.001, "15.5 ex. 1: Adam's learning rate (the book: 0.001)", 1e-8, 10.0);
   args.add_flag("mask-pad", "mask <pad> in the soft alignment and the sums (the book does not)");
