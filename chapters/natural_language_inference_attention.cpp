@@ -57,7 +57,6 @@
 using namespace d2l;
 
 int main(int argc, char** argv) {
-  prefer_passive_openmp_wait(argv);  // two threads by default: see tools/d2l/cli/cli_args.h
   CliArgs args("natural_language_inference_attention",
                "15.5 Natural Language Inference: Using Attention (sec_natural-language-inference-attention): "
                "decomposable attention on SNLI.");
@@ -134,5 +133,5 @@ int main(int argc, char** argv) {
                        split_words(split_punctuation(args.get_string("hypothesis"))), out + "/alignment_cli.png",
                        false);
     if (ex == 2) word_order(net, vocab, snli.test_data, 200);
-  });
+  }, ChapterDefaults{/*threads=*/0, /*passive_openmp_wait=*/true});  // two threads, big GEMMs: see cli_args.h
 }

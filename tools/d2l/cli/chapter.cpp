@@ -7,6 +7,7 @@ namespace d2l {
 
 int run_chapter(CliArgs& args, int argc, char** argv, const std::function<void(const std::string& out)>& section,
                 ChapterDefaults defaults) {
+  if (defaults.passive_openmp_wait) prefer_passive_openmp_wait(argv);
   add_exercise_options(args);
   add_chapter_options(args, "out/" + args.program(), /*seed=*/0, defaults.threads);
   args.parse_or_exit(argc, argv);

@@ -27,6 +27,10 @@ namespace d2l {
 
 struct ChapterDefaults {
   int64_t threads = 0;  // --threads' default: 1 for the small seq2seq models (cli_args.h says why)
+  // For a program that keeps two or more threads busy (15.5's big GEMMs): idle OpenMP threads
+  // sleep instead of spinning (prefer_passive_openmp_wait, cli_args.h), unless the
+  // environment chose a policy.
+  bool passive_openmp_wait = false;
 };
 
 int run_chapter(CliArgs& args, int argc, char** argv, const std::function<void(const std::string& out)>& section,

@@ -3,20 +3,17 @@
 //
 // Every chapter program runs with no arguments and prints what the book prints; its options
 // change the settings (epochs, data, seed, threads, where figures go) or switch on the
-// corrected variant of a quirk of the book's code (--mask-pad, --pe-offset). Every chapter's
-// main has one shape:
+// corrected variant of a quirk of the book's code (--mask-pad, --pe-offset). A chapter's
+// main declares its own options on a CliArgs and hands the rest to run_chapter
+// (tools/d2l/cli/chapter.h), which adds the shared ones below, parses, and runs the section:
 //
 //   int main(int argc, char** argv) {
 //     CliArgs args("nadaraya_watson", "10.2 Attention Pooling: Nadaraya-Watson ... (sec_nadaraya-watson).");
 //     args.add_int("epochs", 5, "training epochs (the book: 5)", 1, 100000);  // N in [1, 100000]
-//     add_chapter_options(args, "out/nadaraya_watson");                       // --seed --threads --out
-//     args.parse_or_exit(argc, argv);
-//     return run_reporting_errors([&] {
-//       const std::string out = apply_chapter_options(args);                 // seed, threads, mkdir
+//     return run_chapter(args, argc, argv, [&](const std::string& out) {
 //       print_banner("平均汇聚 / Average Pooling");
 //       ... the section's code, args.get_int("epochs") ...
 //       print_saved(path);                                                   // after each file
-//       return 0;
 //     });
 //   }
 //
