@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
                             {"--premise's alignment figure", out + "/alignment_cli.png"}});
     const int64_t num_epochs = options.num_epochs();
     const float lr = args.get_float("lr");
-    if (ex == 3) return similarity(args, vocab, train_iter, test_iter, snli.test_data, num_epochs, embeddings);
+    if (ex == 3)  // 15.5 ex. 3
+      return similarity(args, vocab, train_iter, test_iter, snli.test_data, num_epochs, embeddings);
     if (args.get_flag("grid"))  // 15.5 ex. 1
       return run_grid(args, vocab, train_iter, test_iter, embed_size, num_epochs, embeddings, source.train_path, out);
     // The book: net = DecomposableAttention(vocab, embed_size, num_hiddens), its embedding
