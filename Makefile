@@ -120,10 +120,16 @@ $(LIB): $(LIB_OBJ)
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/chapters/%: $(OBJ)/chapters/%.o $(LIB)
-	@mkdir -p $(dir $@)
-	$(call say,LINK,$@)
-	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+# A section's program links its exercises, chapters/exercises/<name>.cpp, when it has them
+# (tools/d2l/cli/exercises.h: the file registers them at start-up, so it is linked as an
+# object, not taken from an archive that would drop it).
+define chapter_rule
+$(BUILD)/chapters/$(1): $(OBJ)/chapters/$(1).o $(if $(wildcard chapters/exercises/$(1).cpp),$(OBJ)/chapters/exercises/$(1).o) $(LIB)
+	@mkdir -p $$(dir $$@)
+	$$(call say,LINK,$$@)
+	$$(Q)$$(CXX) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
+endef
+$(foreach c,$(CHAPTER_NAMES),$(eval $(call chapter_rule,$(c))))
 
 # A program links its own folder's objects and the library.
 define program_rule
@@ -372,4 +378,4 @@ help:
 	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
--include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/chapters/exercises/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)

@@ -46,7 +46,7 @@
 #include "core/io/json.h"  // quote_input
 #include "core/ops.h"
 #include "layers/transformer.h"
-#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/cli/chapter.h"
 #include "tools/d2l/figures/figures.h"
 
 using namespace d2l;
@@ -279,7 +279,8 @@ int main(int argc, char** argv) {
                "EncoderBlock, forward + backward, against the sequence length, plain and memory-efficient "
                "attention; a table, out/attention_cost/time.png and memory.png (log-log).");
   args.add_string("sizes", "64,128,256,512,1024,2048,4096", "sequence lengths n, comma-separated", "N,N,...");
-  args.add_string("layer", "both", "attention (one MultiHeadAttention), encoder (one EncoderBlock) or both");
+  args.add_choice("layer", {"both", "attention", "encoder"},
+                  "attention (one MultiHeadAttention), encoder (one EncoderBlock) or both", "S");
   args.add_int("num-hiddens", 512, "model width d (the heads have d / num-heads each)", 1, 1 << 16);
   args.add_int("num-heads", 8, "attention heads", 1, 1024);
   args.add_int("repeats", 3, "forward+backward runs per measurement (the median is reported)", 1, 1000);
@@ -292,17 +293,14 @@ int main(int argc, char** argv) {
   args.add_flag("quick", "n = 32, 64, d 64, 4 heads, one repeat: the test suite's smoke run");
   args.add_string("one", "", "measure LAYER:IMPL:N in this process and print one result line (used by the sweep)",
                   "L:I:N");
-  add_chapter_options(args, "out/attention_cost", /*seed=*/0, /*threads=*/2);
-  args.parse_or_exit(argc, argv);
-  return run_reporting_errors([&] {
-    const std::string out = apply_chapter_options(args);
+  return run_chapter(args, argc, argv, [&](const std::string& out) {
     const std::string one = args.get_string("one");
     if (!one.empty()) {
       const size_t a = one.find(':'), b = one.rfind(':');
       check(a != std::string::npos && b != a, "attention_cost", "--one takes LAYER:IMPL:N, got ", one);
       measure_one(one.substr(0, a), one.substr(a + 1, b - a - 1), parse_int_option("one", one.substr(b + 1), 1, 1 << 20),
                   args.get_int("num-hiddens"), args.get_int("num-heads"), args.get_int("repeats"));
-      return 0;
+      return;
     }
     const bool quick = args.get_flag("quick");
     const Settings child{quick ? 64 : args.get_int("num-hiddens"), quick ? 4 : args.get_int("num-heads"),
@@ -313,8 +311,6 @@ int main(int argc, char** argv) {
     const std::vector<Measurement> pytorch =
         args.get_string("pytorch").empty() ? std::vector<Measurement>{} : read_pytorch_csv(args.get_string("pytorch"));
     const std::string which = args.get_string("layer");
-    check(which == "attention" || which == "encoder" || which == "both", "attention_cost",
-          "--layer is attention, encoder or both, got ", which);
     std::vector<std::string> layers;
     if (which != "encoder") layers.push_back("attention");
     if (which != "attention") layers.push_back("encoder");
@@ -375,6 +371,5 @@ int main(int argc, char** argv) {
                       m.peak_mb / std::max(t.peak_mb, 0.1));
     draw(all, sizes, false, out + "/time.png");
     draw(all, sizes, true, out + "/memory.png");
-    return 0;
-  });
+  }, ChapterDefaults{/*threads=*/2});
 }

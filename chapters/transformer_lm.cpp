@@ -32,7 +32,7 @@
 #include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/transformer_lm.h"
-#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/cli/chapter.h"
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/data/vocab.h"
 
@@ -201,10 +201,7 @@ int main(int argc, char** argv) {
   args.add_int("num-preds", 12, "tokens sampled after the prompt", 1, 4000);
   args.add_int("gen-length", 400, "tokens generated for the cached-decoding timing", 1, 4000);
   args.add_flag("quick", "40 epochs, 1000 sentences, a 40-token timing: the test suite's run");
-  add_chapter_options(args, "out/transformer_lm", /*seed=*/0, /*threads=*/1);
-  args.parse_or_exit(argc, argv);
-  return run_reporting_errors([&] {
-    apply_chapter_options(args);
+  return run_chapter(args, argc, argv, [&](const std::string&) {
     const bool quick = args.get_flag("quick");
     const Settings s{args.get_int("num-hiddens"), args.get_int("num-layers"), args.get_int("num-heads"),
                      args.get_int("num-steps"), args.get_int("batch-size"), quick ? 40 : args.get_int("epochs"),
@@ -282,6 +279,5 @@ int main(int argc, char** argv) {
     std::printf("%lld greedy tokens: whole sequence each step %.3f s, cached %.3f s: %.1fx faster; same tokens: %s\n",
                 static_cast<long long>(gen), seconds[0], seconds[1], seconds[0] / seconds[1],
                 tokens[0] == tokens[1] ? "yes" : "no");
-    return 0;
-  });
+  }, ChapterDefaults{/*threads=*/1});
 }

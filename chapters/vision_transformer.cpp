@@ -20,7 +20,7 @@
 #include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/vision_transformer.h"
-#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/cli/chapter.h"
 #include "tools/d2l/data/shapes.h"
 #include "tools/d2l/figures/figures.h"
 
@@ -63,10 +63,7 @@ int main(int argc, char** argv) {
   args.add_float("lr", 0.002, "Adam's learning rate", 0.0, 10.0);
   args.add_float("dropout", 0.1, "dropout", 0.0, 0.9);
   args.add_flag("quick", "3 epochs of 512 images: the test suite's run");
-  add_chapter_options(args, "out/vision_transformer", /*seed=*/0, /*threads=*/1);
-  args.parse_or_exit(argc, argv);
-  return run_reporting_errors([&] {
-    const std::string out = apply_chapter_options(args);
+  return run_chapter(args, argc, argv, [&](const std::string& out) {
     const bool quick = args.get_flag("quick");
     const int64_t S = args.get_int("image-size"), p = args.get_int("patch-size");
     check(S % p == 0, "vision_transformer", "--image-size ", S, " is not a multiple of --patch-size ", p);
@@ -132,6 +129,5 @@ int main(int argc, char** argv) {
     const std::string images_path = out + "/test_images.png", path = out + "/class_token_attention.png";
     write_figure(images_path, [&] { show_heatmaps(pixels, "x", "y", names, {8.0f, 2.6f}, "Reds", images_path); });
     write_figure(path, [&] { show_heatmaps(grid, "x", "y", titles, {8.0f, 2.6f}, "Reds", path); });
-    return 0;
-  });
+  }, ChapterDefaults{/*threads=*/1});
 }

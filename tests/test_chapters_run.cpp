@@ -21,7 +21,7 @@
 #include "core/nn/optim.h"
 #include "tests/test_util.h"
 #include "tools/d2l/cli/cli_args.h"
-#include "tools/d2l/cli/seq2seq_options.h"
+#include "tools/d2l/cli/training_options.h"
 
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;
@@ -235,6 +235,20 @@ BOOST_AUTO_TEST_CASE(cli_args_parsing) {
                         says("[--lr] expects a number in [0, 10], got '1e400'"));
   BOOST_CHECK_EXCEPTION(make().parse({"--lr", "nan"}), d2l::UsageError,
                         says("[--lr] expects a number in [0, 10], got 'nan'"));
+  // A choice option takes one of its values, the first by default; any other is refused
+  // naming them all, and not kept.
+  d2l::CliArgs choice("prog", "test");
+  choice.add_choice("scoring", {"additive", "dot", "bilinear"}, "the scoring");
+  BOOST_CHECK_EQUAL(choice.get_string("scoring"), "additive");
+  BOOST_CHECK_EXCEPTION(choice.parse({"--scoring", "mlp"}), d2l::UsageError,
+                        says("[--scoring] expects additive, dot or bilinear, got 'mlp'"));
+  BOOST_CHECK_EQUAL(choice.get_string("scoring"), "additive");
+  choice.parse({"--scoring=bilinear"});
+  BOOST_CHECK_EQUAL(choice.get_string("scoring"), "bilinear");
+  d2l::CliArgs two("prog", "test");
+  two.add_choice("pe", {"sinusoidal", "learned"}, "the encoding");
+  BOOST_CHECK_EXCEPTION(two.parse({"--pe", "rotary"}), d2l::UsageError,
+                        says("[--pe] expects sinusoidal or learned, got 'rotary'"));
   // The default must lie in the declared range (a programming error, not a usage error).
   d2l::CliArgs decl("prog", "test");
   BOOST_CHECK_THROW(decl.add_int("n", 0, "n", 1, 10), std::logic_error);

@@ -299,8 +299,8 @@ BOOST_AUTO_TEST_CASE(exercise_options_refuse_bad_values) {
   const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
   const std::string chapters = build_dir() + "/chapters/";
   BOOST_CHECK_EQUAL(run_command(chapters + "multihead_attention --ex 2", log, err), 2);
-  BOOST_CHECK(read_file(err).find("error: [--ex] exercise 2 of this section needs another section's model; run: "
-                                  "build/chapters/transformer --ex head-importance") != std::string::npos);
+  BOOST_CHECK(read_file(err).find("error: [--ex] exercise 2 of this section is answered by another command; run: "
+                                  "build/chapters/transformer --head-importance") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(chapters + "self_attention_and_positional_encoding --ex 2", log, err), 2);
   BOOST_CHECK(read_file(err).find("run: build/chapters/transformer --pe learned") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(chapters + "attention_cues --ex 1", log, err), 2);
@@ -313,6 +313,40 @@ BOOST_AUTO_TEST_CASE(exercise_options_refuse_bad_values) {
   BOOST_CHECK(read_file(err).find("error: [--pe] expects sinusoidal or learned, got 'rotary'") != std::string::npos);
   BOOST_CHECK_EQUAL(run_command(chapters + "attention_scoring_functions --help", log, err), 0);
   BOOST_CHECK(read_file(log).find("--ex N") != std::string::npos);
+}
+
+// --list-exercises: one line per exercise, "N<TAB>question<TAB>command", the command being the
+// program's own --ex N, another program's, or this one's with an option; exit 0.
+BOOST_AUTO_TEST_CASE(list_exercises) {
+  TempDir tmp("list_exercises");
+  const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
+  const std::string chapters = build_dir() + "/chapters/";
+  BOOST_REQUIRE_EQUAL(run_command(chapters + "attention_cues --list-exercises", log, err), 0);
+  BOOST_CHECK_EQUAL(read_file(log),
+                    "1\tvolitional and nonvolitional cues in machine translation\tbuild/chapters/bahdanau_attention "
+                    "--cues\n"
+                    "2\tsoftmax over a random 10x10 matrix, drawn as attention weights\tbuild/chapters/attention_cues "
+                    "--ex 2\n");
+  // Every line of every section has three fields, and the numbers rise.
+  for (const char* name : {"nadaraya_watson", "attention_scoring_functions", "bahdanau_attention", "multihead_attention",
+                           "self_attention_and_positional_encoding", "transformer",
+                           "natural_language_inference_attention"}) {
+    BOOST_REQUIRE_EQUAL(run_command(chapters + name + " --list-exercises", log, err), 0);
+    std::istringstream lines(read_file(log));
+    int previous = 0, count = 0;
+    for (std::string line; std::getline(lines, line); ++count) {
+      const size_t a = line.find('\t'), b = line.find('\t', a + 1);
+      BOOST_REQUIRE_MESSAGE(a != std::string::npos && b != std::string::npos && line.find('\t', b + 1) == std::string::npos,
+                            name << ": " << line);
+      BOOST_CHECK_GT(std::stoi(line.substr(0, a)), previous);
+      previous = std::stoi(line.substr(0, a));
+      BOOST_CHECK_EQUAL(line.compare(b + 1, 15, "build/chapters/"), 0);
+    }
+    BOOST_CHECK_MESSAGE(count >= 2, name << " lists " << count << " exercises");
+  }
+  // An exercise the section's code answers runs under its own program's --ex N.
+  BOOST_REQUIRE_EQUAL(run_command(chapters + "natural_language_inference_attention --list-exercises", log, err), 0);
+  BOOST_CHECK(read_file(log).find("\tbuild/chapters/natural_language_inference_attention --ex 2\n") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -249,7 +249,7 @@ BOOST_AUTO_TEST_CASE(bahdanau_without_loss_mask_and_teacher_forcing) {
 }
 
 BOOST_AUTO_TEST_CASE(transformer_head_importance) {
-  const ProgramRun run("transformer", "--quick --ex head-importance");
+  const ProgramRun run("transformer", "--quick --head-importance");
   const std::vector<double> base = run.numbers_after("all heads: loss ");
   BOOST_REQUIRE(!base.empty());
   BOOST_TEST(base[0] > 0.0);
@@ -384,7 +384,10 @@ BOOST_AUTO_TEST_CASE(bad_exercise_options) {
            {"bahdanau_attention", "--quick --scoring mlp",
             "error: [--scoring] expects additive, dot or bilinear, got 'mlp'"},
            {"transformer", "--quick --scoring mlp", "error: [--scoring] expects dot or additive, got 'mlp'"},
-           {"transformer", "--quick --ex 3", "error: [--ex] expects head-importance, got '3'"}}) {
+           {"transformer", "--quick --pe rotary", "error: [--pe] expects sinusoidal or learned, got 'rotary'"},
+           {"transformer", "--quick --ex 7", "error: [--ex] must be in [0, 6], got 7"},
+           {"transformer", "--quick --ex 3", "error: [--ex] exercise 3 of this section is answered by another "
+                                             "command; run: build/chapters/transformer_lm"}}) {
     const fs::path exe = fs::path(d2l_test::build_dir()) / "chapters" / name;
     d2l_test::TempDir tmp("bad_exercise");
     const auto [rc, text] = d2l_test::run_capture(exe.string() + " --out " + tmp("out") + " " + args);

@@ -3,6 +3,7 @@
 
 #include "core/engine/allocator.h"  // OutOfMemory
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -60,6 +61,15 @@ void CliArgs::add_string(const std::string& name, const std::string& value, cons
   Option o(name, help, Kind::String);
   o.s = value;
   o.metavar = metavar;
+  add(std::move(o));
+}
+
+void CliArgs::add_choice(const std::string& name, const std::vector<std::string>& choices, const std::string& help,
+                         const std::string& metavar) {
+  Option o(name, help, Kind::String);
+  o.s = choices.at(0);
+  o.metavar = metavar;
+  o.choices = choices;
   add(std::move(o));
 }
 
@@ -126,6 +136,12 @@ void CliArgs::check_default(const Option& o, bool in_range) {
 }
 
 void CliArgs::set(Option& o, const std::string& text) {
+  if (!o.choices.empty() && std::find(o.choices.begin(), o.choices.end(), text) == o.choices.end()) {
+    std::string list;
+    for (size_t k = 0; k < o.choices.size(); ++k)
+      list += (k == 0 ? "" : k + 1 == o.choices.size() ? " or " : ", ") + o.choices[k];
+    throw UsageError("[--" + o.name + "] expects " + list + ", got '" + text + "'");
+  }
   if (o.kind == Kind::Int) o.i = parse_int_option(o.name, text, o.imin, o.imax);
   else if (o.kind == Kind::Float) o.f = parse_float_option(o.name, text, o.fmin, o.fmax);
   else o.s = text;

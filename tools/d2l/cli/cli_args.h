@@ -3,20 +3,17 @@
 //
 // Every chapter program runs with no arguments and prints what the book prints; its options
 // change the settings (epochs, data, seed, threads, where figures go) or switch on the
-// corrected variant of a quirk of the book's code (--mask-pad, --pe-offset). Every chapter's
-// main has one shape:
+// corrected variant of a quirk of the book's code (--mask-pad, --pe-offset). A chapter's
+// main declares its own options on a CliArgs and hands the rest to run_chapter
+// (tools/d2l/cli/chapter.h), which adds the shared ones below, parses, and runs the section:
 //
 //   int main(int argc, char** argv) {
 //     CliArgs args("nadaraya_watson", "10.2 Attention Pooling: Nadaraya-Watson ... (sec_nadaraya-watson).");
 //     args.add_int("epochs", 5, "training epochs (the book: 5)", 1, 100000);  // N in [1, 100000]
-//     add_chapter_options(args, "out/nadaraya_watson");                       // --seed --threads --out
-//     args.parse_or_exit(argc, argv);
-//     return run_reporting_errors([&] {
-//       const std::string out = apply_chapter_options(args);                 // seed, threads, mkdir
+//     return run_chapter(args, argc, argv, [&](const std::string& out) {
 //       print_banner("平均汇聚 / Average Pooling");
 //       ... the section's code, args.get_int("epochs") ...
 //       print_saved(path);                                                   // after each file
-//       return 0;
 //     });
 //   }
 //
@@ -64,6 +61,10 @@ class CliArgs {
   void add_string(const std::string& name, const std::string& value, const std::string& help,
                   const std::string& metavar = "S");  // metavar: "--out DIR" in the usage
   void add_flag(const std::string& name, const std::string& help);  // false unless given
+  // A string that must be one of `choices` (the first is the default); any other value is
+  // bad usage: "[--rnn] expects gru or lstm, got 'rnn'".
+  void add_choice(const std::string& name, const std::vector<std::string>& choices, const std::string& help,
+                  const std::string& metavar = "S");
 
   // Throws UsageError on a bad command line; sets help_requested() on --help / -h.
   void parse(const std::vector<std::string>& args);
@@ -78,6 +79,7 @@ class CliArgs {
   bool has(const std::string& name) const;    // declared by the program
 
   std::string usage() const;
+  const std::string& program() const { return program_; }
 
  private:
   enum class Kind { Int, Float, String, Flag };
@@ -88,6 +90,7 @@ class CliArgs {
     int64_t i = 0, imin = 0, imax = 0;  // Int: value and range
     double f = 0, fmin = 0, fmax = 0;    // Float: value and range
     std::string s, metavar;
+    std::vector<std::string> choices;  // String: the values it takes (empty: any)
     bool flag = false, given = false;
   };
   Option& find(const std::string& name, const char* caller);
