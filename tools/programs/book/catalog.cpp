@@ -74,7 +74,7 @@ const std::vector<ExerciseInfo>& exercises() {
        "bahdanau_attention", "--scoring dot", 0, kFraEng},
       {"10.5", 1, "Draw each head's attention weights: do the heads differ?", "multihead_attention", "--ex 1"},
       {"10.5", 2, "Which heads of a trained model matter? Mask one head at a time.", "transformer",
-       "--ex head-importance", 0, kFraEng},
+       "--head-importance", 0, kFraEng},
       {"10.6", 1, "What goes wrong when self-attention layers with positional encoding are stacked deep?",
        "self_attention_and_positional_encoding", "--ex 1"},
       {"10.6", 2, "A positional encoding that is learned: what does it learn?", "transformer", "--pe learned", 0,
