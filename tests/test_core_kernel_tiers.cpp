@@ -4,8 +4,9 @@
 // tile, large K, every transpose flag, masked rows with valid length 0, and sizes above the
 // fast tier's thread thresholds. Both tiers are compiled into every build, so this runs in
 // the fast and the reference build alike. This file: the products, the softmax family,
-// dropout and Adam's update; test_core_kernel_tiers_nn.cpp: the rest, and the check that
-// every kernel of core/kernels/list.h was compared. (Both tiers declare every kernel from
+// dropout and Adam's update; test_core_kernel_tiers_nn.cpp: the rest (and
+// test_core_memory_efficient_attention.cpp its kernels); test_core_kernel_tiers_cover.cpp:
+// the check that every kernel of core/kernels/list.h was compared. (Both tiers declare every kernel from
 // that one list, and core/kernels/seam.cpp names both definitions of each: a kernel missing from
 // a tier, or defined with other parameters, fails the link.)
 //

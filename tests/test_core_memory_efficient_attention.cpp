@@ -1,8 +1,8 @@
-// tests/test_core_memory_efficient_attention.cpp — memory_efficient_attention (10.7 ex. 5,
-// core/ops/memory_efficient_attention.cpp) against the plain DotProductAttention of 10.3: the same outputs
-// and gradients with every kind of mask, a finite-difference gradient check, the errors, and
-// the fast kernels held to the reference ones (suite core_kernel_tiers, continued) at any
-// thread count.
+// tests/test_core_memory_efficient_attention.cpp — suite core_memory_efficient_attention:
+// memory_efficient_attention (10.7 ex. 5, core/ops/memory_efficient_attention.cpp) against the
+// plain DotProductAttention of 10.3: the same outputs and gradients with every kind of mask,
+// a finite-difference gradient check, the errors, and the fast kernels held to the reference
+// ones at any thread count (suite core_kernel_tiers_cover counts that comparison).
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -108,12 +108,8 @@ BOOST_AUTO_TEST_CASE(errors_name_the_op_and_shapes) {
                         d2l_test::message_has({"memory_efficient_attention", "K > 0"}));
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
 // The fast kernels (tiles of 64 rows x 128 keys, GEMMs, the vectorised exp) against the
 // reference's row-by-row loops, and against themselves at 1 and 2 threads.
-BOOST_AUTO_TEST_SUITE(core_kernel_tiers)
-
 BOOST_AUTO_TEST_CASE(memory_efficient_attention_tiers) {
   using namespace tier_test;
   // The last: one batch item, large enough that the fast backward splits its key blocks into

@@ -1,4 +1,4 @@
-// tests/test_npy.cpp — the .npy reader (tools/d2l/figures/npy.h) on files NumPy wrote
+// tests/test_tools_npy.cpp — the .npy reader (tools/programs/heatmap/npy.h) on files NumPy wrote
 // (tests/fixtures/npy/, made as its README says) and on hand-made broken ones; the matrices in
 // show_heatmaps' layout; build/tools/heatmap drawing an .npy file as PNG and SVG.
 #include <boost/test/unit_test.hpp>
@@ -18,7 +18,7 @@
 #include "tests/test_util.h"
 #include "tests/xml_check.h"
 #include "tools/d2l/figures/figures.h"
-#include "tools/d2l/figures/npy.h"
+#include "tools/programs/heatmap/npy.h"
 
 using d2l::NpyArray;
 

@@ -1,4 +1,4 @@
-// tests/test_nmt_data.cpp — the fra-eng pipeline of 9.5 (sec_machine_translation), Vocab
+// tests/test_tools_nmt_data.cpp — the fra-eng pipeline of 9.5 (sec_machine_translation), Vocab
 // (sec_text_preprocessing) and bleu (sec_seq2seq). Expected values are hand-computed or
 // come from a separate Python re-implementation of the book's code run on the same file.
 #include <boost/test/unit_test.hpp>
