@@ -32,10 +32,6 @@ struct JsonValue {
 // else), a lone surrogate escape, a duplicate object key, or nesting deeper than 64.
 JsonValue parse_json(const std::string& text);
 
-// The byte offset of the first invalid UTF-8 sequence (overlong forms, surrogates and code
-// points past U+10FFFF included), or -1 when the text is valid UTF-8.
-int64_t first_invalid_utf8(const std::string& text);
-
 // s as a JSON string literal, quotes included; s must be valid UTF-8.
 std::string json_quote(const std::string& s);
 
