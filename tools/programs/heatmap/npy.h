@@ -1,4 +1,4 @@
-// tools/d2l/figures/npy.h — reading NumPy's .npy files, so weights saved with np.save from the
+// tools/programs/heatmap/npy.h — reading NumPy's .npy files, so weights saved with np.save from the
 // book's PyTorch notebook can be drawn by build/tools/heatmap (tools/programs/heatmap/main.cpp).
 //
 // The format (numpy.lib.format): the magic bytes "\x93NUMPY", a major and a minor version

@@ -1,7 +1,7 @@
-// tools/d2l/figures/npy.cpp — the .npy reader (see npy.h): the magic and version, the header's
+// tools/programs/heatmap/npy.cpp — the .npy reader (see npy.h): the magic and version, the header's
 // Python dict literal, then the values, decoded byte by byte so the host's byte order
 // never matters.
-#include "tools/d2l/figures/npy.h"
+#include "tools/programs/heatmap/npy.h"
 
 #include <algorithm>
 #include <cerrno>
