@@ -29,7 +29,7 @@
 #include "tests/test_util.h"
 #include "tools/d2l/data/text.h"
 #include "tools/d2l/figures/figures.h"
-#include "tools/d2l/figures/heatmap_text.h"
+#include "tools/programs/heatmap/heatmap_text.h"
 
 using d2l_test::build_dir;
 using d2l_test::kBundledFra;

@@ -543,7 +543,7 @@ BOOST_AUTO_TEST_CASE(absurd_options_are_refused_before_any_work) {
 // ============================================================================ fuzz findings
 // Inputs the fuzz targets (or their seeds) turned up, each kept as a case.
 
-// A form feed alone on a line is a blank line (tools/d2l/figures/heatmap_text.cpp), so this input
+// A form feed alone on a line is a blank line (tools/programs/heatmap/heatmap_text.cpp), so this input
 // holds no matrix: the tool must end in an error, never a crash.
 BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
@@ -557,7 +557,7 @@ BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
 }
 
 // Deeply nested '[' would overflow the stack of the recursive list parser
-// (tools/d2l/figures/heatmap_text.cpp, Nested::list), so the depth is capped at 4: an error.
+// (tools/programs/heatmap/heatmap_text.cpp, Nested::list), so the depth is capped at 4: an error.
 BOOST_AUTO_TEST_CASE(heatmap_deep_nesting_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");

@@ -53,6 +53,44 @@ inline void expect_near(const d2l::Tensor& t, const std::vector<float>& want, fl
     BOOST_TEST(std::fabs(t.data()[i] - want[i]) <= tol, "element " << i << ": " << t.data()[i] << " vs " << want[i]);
 }
 
+// The numbers on the first line of `text` that starts with `prefix`, after the prefix: words
+// are skipped, and so are the characters of `trailing` at a word's end ("12.3 s," -> 12.3 with
+// trailing ",s"). The test fails when no line starts with the prefix.
+inline std::vector<double> numbers_after(const std::string& text, const std::string& prefix,
+                                         const std::string& trailing) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) {
+      std::vector<double> v;
+      std::istringstream words(line.substr(prefix.size()));
+      for (std::string w; words >> w;) {
+        while (!w.empty() && trailing.find(w.back()) != std::string::npos) w.pop_back();
+        char* end = nullptr;
+        const double x = std::strtod(w.c_str(), &end);
+        if (!w.empty() && end && *end == '\0') v.push_back(x);
+      }
+      return v;
+    }
+  BOOST_FAIL("no line starts with '" << prefix << "' in:\n" << text);
+  return {};
+}
+
+// Attention weights w (..., keys): each row r sums to 1 and is exactly 0 from key
+// row_len[r] on (a masked key gets no weight at all).
+inline void expect_masked_rows(const d2l::Tensor& w, const std::vector<int64_t>& row_len) {
+  const int64_t K = w.shape().back(), R = w.numel() / K;
+  BOOST_REQUIRE_EQUAL(static_cast<int64_t>(row_len.size()), R);
+  for (int64_t r = 0; r < R; ++r) {
+    double s = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const float v = w.data()[r * K + k];
+      if (k >= row_len[r]) BOOST_CHECK_EQUAL(v, 0.0f);
+      s += v;
+    }
+    BOOST_CHECK_SMALL(s - 1.0, 1e-6);
+  }
+}
+
 // The gradient backward() left in t; the test stops if none reached it.
 // A leaf tensor that requires a gradient (the book's `torch.tensor(..., requires_grad=True)`).
 inline d2l::Tensor leaf(const std::vector<float>& v, const d2l::Shape& s) {
@@ -207,6 +245,14 @@ inline boost::test_tools::assertion_result openmp_build(boost::unit_test::test_u
 #endif
 }
 
+// True when the shell command (e.g. "command -v dot") exits 0; else skipped with `missing`.
+inline boost::test_tools::assertion_result command_succeeds(const std::string& command, const std::string& missing) {
+  if (std::system(("{ " + command + "; } >/dev/null 2>&1").c_str()) == 0) return true;
+  boost::test_tools::assertion_result r(false);
+  r.message() << missing;
+  return r;
+}
+
 inline boost::test_tools::assertion_result file_present(const std::string& path) {
   if (std::ifstream(path)) return true;
   boost::test_tools::assertion_result r(false);
@@ -222,7 +268,7 @@ inline boost::test_tools::assertion_result file_present(const std::string& path)
 // numbers belong to one particular file name that file; the others take the first found.
 const char* const kMadeData = "data";
 const char* const kSharedData = "../shared/data";
-// The shared fra-eng corpus (its own numbers are in test_nmt_data), the book's from
+// The shared fra-eng corpus (its own numbers are in test_tools_nmt_data.cpp), the book's from
 // `make data`, and the one bundled with the repository.
 const char* const kRealFra = "../shared/data/fra-eng/fra.txt";
 const char* const kMadeFra = "data/fra-eng/fra.txt";
