@@ -1,4 +1,4 @@
-// tests/test_book.cpp — the companion pages (tools/book/, `make book`): the source trace the
+// tests/test_book.cpp — the companion pages (tools/programs/book/, `make book`): the source trace the
 // programs leave, the line ranges, escaping, the pages build/tools/book writes from real runs,
 // and those pages opened in headless Chromium (tests/book_check.py; skipped without it).
 #include <boost/test/unit_test.hpp>

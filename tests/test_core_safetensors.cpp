@@ -27,6 +27,7 @@
 #include "layers/transformer.h"
 #include "tests/test_util.h"
 #include "tools/d2l/train/checkpoint.h"
+#include "tools/programs/crossover/crossover.h"
 
 using d2l_test::message_has;
 using d2l_test::read_file;

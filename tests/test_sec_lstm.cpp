@@ -53,19 +53,11 @@ BOOST_AUTO_TEST_CASE(lstm_matches_pytorch) {
   // 0.8 sin(0.7 i + off), off = k, 10, 20, 30; the expected values were printed once by
   // tests/lstm_torch.py (Debian's python3-torch): nn.LSTM(3, 2, num_layers=2), the same
   // fill, lstm(X, (h0, c0)).
-  auto det = [](const Shape& shape, float off) {
-    Tensor t = d2l::empty(shape);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = 0.8f * std::sin(0.7f * static_cast<float>(i) + off);
-    return t;
-  };
   d2l::LSTM lstm(3, 2, 2);
-  int k = 0;
-  for (Tensor& p : lstm.parameters()) {
-    const Tensor v = det(p.shape(), static_cast<float>(k++));
-    std::copy(v.data(), v.data() + v.numel(), p.data());
-  }
+  d2l_test::sine_fill_parameters(lstm.parameters());
   d2l::NoGrad no_grad;
-  auto [out, state] = lstm(det({4, 2, 3}, 10.0f), {det({2, 2, 2}, 20.0f), det({2, 2, 2}, 30.0f)});
+  using d2l_test::sine_fill;
+  auto [out, state] = lstm(sine_fill({4, 2, 3}, 10.0f), {sine_fill({2, 2, 2}, 20.0f), sine_fill({2, 2, 2}, 30.0f)});
   const std::vector<float> want_out{0.078283f, 0.026672f,  0.086322f, -0.027612f, 0.155661f, -0.024362f,
                                     0.126208f, -0.115704f, 0.159463f, -0.035791f, 0.117430f, -0.086672f,
                                     0.159375f, -0.108648f, 0.134375f, -0.065801f};

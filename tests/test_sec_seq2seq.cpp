@@ -103,19 +103,10 @@ BOOST_AUTO_TEST_CASE(gru_matches_pytorch) {
   // Every parameter k (in named_parameters order), X and H0 filled with 0.8 sin(0.7 i + off),
   // off = k, 10, 20; the expected values were printed by Debian's torch 1.13:
   //   g = torch.nn.GRU(3, 2, 2); p.copy_(det(p.shape, k)) for each parameter; g(X, H0)
-  auto det = [](const Shape& shape, float off) {
-    Tensor t = d2l::empty(shape);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = 0.8f * std::sin(0.7f * static_cast<float>(i) + off);
-    return t;
-  };
   d2l::GRU gru(3, 2, 2);
-  int k = 0;
-  for (Tensor& p : gru.parameters()) {
-    const Tensor v = det(p.shape(), static_cast<float>(k++));
-    std::copy(v.data(), v.data() + v.numel(), p.data());
-  }
+  d2l_test::sine_fill_parameters(gru.parameters());
   d2l::NoGrad no_grad;
-  auto [out, state] = gru(det({4, 2, 3}, 10.0f), det({2, 2, 2}, 20.0f));
+  auto [out, state] = gru(d2l_test::sine_fill({4, 2, 3}, 10.0f), d2l_test::sine_fill({2, 2, 2}, 20.0f));
   const std::vector<float> want_out{-0.311503f, -0.769168f, -0.007417f, 0.018853f, 0.162080f, -0.628493f,
                                     0.023937f,  -0.089299f, 0.395956f,  -0.336268f, 0.187066f, -0.071671f,
                                     0.355648f,  -0.350815f, 0.317606f,  0.069692f};

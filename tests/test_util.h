@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -88,6 +89,21 @@ inline void expect_masked_rows(const d2l::Tensor& w, const std::vector<int64_t>&
       s += v;
     }
     BOOST_CHECK_SMALL(s - 1.0, 1e-6);
+  }
+}
+
+// The deterministic fill of the RNN checks against PyTorch (tests/lstm_torch.py): element i
+// of a tensor is 0.8 sin(0.7 i + off); the k-th parameter (registration order) gets off = k.
+inline d2l::Tensor sine_fill(const d2l::Shape& shape, float off) {
+  d2l::Tensor t = d2l::empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = 0.8f * std::sin(0.7f * static_cast<float>(i) + off);
+  return t;
+}
+inline void sine_fill_parameters(std::vector<d2l::Tensor> params) {  // handles: the model's own data
+  float k = 0;
+  for (d2l::Tensor& p : params) {
+    const d2l::Tensor v = sine_fill(p.shape(), k++);
+    std::copy(v.data(), v.data() + v.numel(), p.data());
   }
 }
 
