@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(pages_link_output_to_the_source_lines) {
              fs::file_size(r.out + "/attention_cues/attention_weights.png"));
   // The layers the program includes are listed, and the --translate tokens are escaped.
   const std::string b = read_file(r.book + "/bahdanau_attention.html");
-  for (const char* f : {"src-layers-bahdanau_attention-h", "src-layers-gru-cpp", "src-tools-train-train_seq2seq-cpp"})
+  for (const char* f : {"src-layers-bahdanau_attention-h", "src-layers-gru-cpp", "src-tools-d2l-train-train_seq2seq-cpp"})
     BOOST_TEST(b.find(std::string("<section id=\"") + f + "\">") != std::string::npos, f);
   BOOST_TEST(b.find("i&#39;m &lt;unk&gt; &amp; &#39;cold&#39; . =&gt; ") != std::string::npos);
   BOOST_TEST(b.find("<unk> &") == std::string::npos);
