@@ -30,6 +30,18 @@ Tensor book_values() { return d2l::repeat(d2l::reshape(d2l::arange(40), {1, 10, 
 Tensor book_valid_lens() { return d2l::tensor({2, 6}); }
 const std::vector<float> kBookOutput = {2, 3, 4, 5, 10, 11, 12, 13};
 
+// A scoring layer's finite-difference gradient check in eval mode (dropout off): queries
+// (2, 3, 4), keys (2, 5, 3), values (2, 5, 2), without valid lengths, with 1-D and with 2-D ones.
+template <class Attention>
+void check_scoring_gradients(Attention& attention, const char* name) {
+  attention.eval();
+  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 3}),
+                                  d2l::normal(0, 1, {2, 5, 2})};
+  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})})
+    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
+                                     name, attention.parameters()));
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(sec_attention_scoring)
@@ -96,13 +108,7 @@ BOOST_AUTO_TEST_CASE(additive_attention_matches_formula) {
 BOOST_AUTO_TEST_CASE(additive_attention_gradcheck) {
   d2l::manual_seed(6);
   d2l::AdditiveAttention attention(3, 4, 5, 0.1f);
-  attention.eval();
-  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 3}),
-                                  d2l::normal(0, 1, {2, 5, 2})};
-  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})}) {
-    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
-                                     "AdditiveAttention", attention.parameters()));
-  }
+  check_scoring_gradients(attention, "AdditiveAttention");
 }
 
 BOOST_AUTO_TEST_CASE(additive_attention_dropout_acts_on_weights) {
@@ -284,13 +290,7 @@ BOOST_AUTO_TEST_CASE(bilinear_attention_matches_pytorch) {
 BOOST_AUTO_TEST_CASE(bilinear_attention_gradcheck) {
   d2l::manual_seed(7);
   d2l::BilinearAttention attention(3, 4, 0.1f);
-  attention.eval();
-  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 3}),
-                                  d2l::normal(0, 1, {2, 5, 2})};
-  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})}) {
-    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
-                                     "BilinearAttention", attention.parameters()));
-  }
+  check_scoring_gradients(attention, "BilinearAttention");
 }
 
 // With equal lengths and W = I the bilinear score is the unscaled dot product: the weights

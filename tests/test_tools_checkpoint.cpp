@@ -402,12 +402,7 @@ BOOST_AUTO_TEST_CASE(program_interrupted_during_a_save_leaves_no_temporary) {
       for (const auto& e : fs::recursive_directory_iterator(tmp.path))
         temporaries += e.path().filename().string().find(stop + ".") == 0;
       BOOST_CHECK_EQUAL(temporaries, 1);
-      ::kill(pid, SIGINT);
-      ::kill(pid, SIGCONT);
-      BOOST_REQUIRE(::waitpid(pid, &status, 0) == pid);
-      BOOST_CHECK_MESSAGE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status " << status);
-      for (const auto& e : fs::recursive_directory_iterator(tmp.path))
-        BOOST_CHECK_MESSAGE(e.path().string().find(".tmp") == std::string::npos, "left " << e.path());
+      d2l_test::end_stopped_child(pid, SIGINT, tmp.path);
       // Stopped at the figure: the model was saved before it.
       BOOST_CHECK_EQUAL(fs::exists(tmp("m.params")), stop != "m.params.tmp");
     }

@@ -4,6 +4,7 @@
 #pragma once
 #include <boost/test/unit_test.hpp>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,6 +106,38 @@ inline void sine_fill_parameters(std::vector<d2l::Tensor> params) {  // handles:
     const d2l::Tensor v = sine_fill(p.shape(), k++);
     std::copy(v.data(), v.data() + v.numel(), p.data());
   }
+}
+
+// A two-layer RNN's parameters as PyTorch's nn.GRU / nn.LSTM register them (weight_ih_l0,
+// weight_hh_l0, bias_ih_l0, bias_hh_l0, then layer 1's), every value drawn from PyTorch's
+// U(-1/sqrt(hidden), 1/sqrt(hidden)) and spread over it (many draws reach past 80% of the bound).
+inline void expect_pytorch_rnn_parameters(const std::vector<std::pair<std::string, d2l::Tensor>>& named,
+                                          int64_t hidden) {
+  std::vector<std::string> names;
+  for (const auto& np : named) names.push_back(np.first);
+  BOOST_TEST(names == (std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
+                                                "weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1"}),
+             boost::test_tools::per_element());
+  const float bound = 1.0f / std::sqrt(static_cast<float>(hidden));
+  float lo = 1, hi = -1;
+  for (const auto& np : named)
+    for (float v : np.second.to_vector()) lo = std::min(lo, v), hi = std::max(hi, v);
+  BOOST_TEST(lo >= -bound);
+  BOOST_TEST(hi <= bound);
+  BOOST_TEST(lo < -0.8f * bound);
+  BOOST_TEST(hi > 0.8f * bound);
+}
+
+// Sends sig to a stopped child process, lets it continue, and checks that the signal ended
+// it and that it left no temporary (a ".tmp" name) anywhere under dir.
+inline void end_stopped_child(pid_t pid, int sig, const fs::path& dir) {
+  ::kill(pid, sig);
+  ::kill(pid, SIGCONT);
+  int status = 0;
+  BOOST_REQUIRE(::waitpid(pid, &status, 0) == pid);
+  BOOST_CHECK_MESSAGE(WIFSIGNALED(status) && WTERMSIG(status) == sig, "status " << status);
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    BOOST_CHECK_MESSAGE(e.path().string().find(".tmp") == std::string::npos, "left " << e.path());
 }
 
 // The gradient backward() left in t; the test stops if none reached it.
