@@ -108,16 +108,22 @@ inline void sine_fill_parameters(std::vector<d2l::Tensor> params) {  // handles:
   }
 }
 
-// A two-layer RNN's parameters as PyTorch's nn.GRU / nn.LSTM register them (weight_ih_l0,
-// weight_hh_l0, bias_ih_l0, bias_hh_l0, then layer 1's), every value drawn from PyTorch's
-// U(-1/sqrt(hidden), 1/sqrt(hidden)) and spread over it (many draws reach past 80% of the bound).
+// A two-layer RNN's parameters as PyTorch's nn.GRU (3 gates) / nn.LSTM (4) register them:
+// weight_ih_l0 (gates * hidden, input), weight_hh_l0 (gates * hidden, hidden), bias_ih_l0,
+// bias_hh_l0 (gates * hidden), then layer 1's, whose input is the hidden state; every value
+// drawn from PyTorch's U(-1/sqrt(hidden), 1/sqrt(hidden)) and spread over it (many draws
+// reach past 80% of the bound).
 inline void expect_pytorch_rnn_parameters(const std::vector<std::pair<std::string, d2l::Tensor>>& named,
-                                          int64_t hidden) {
+                                          int64_t input, int64_t hidden, int64_t gates) {
   std::vector<std::string> names;
   for (const auto& np : named) names.push_back(np.first);
   BOOST_TEST(names == (std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
                                                 "weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1"}),
              boost::test_tools::per_element());
+  BOOST_REQUIRE_EQUAL(named.size(), 8u);
+  const int64_t g = gates * hidden;
+  const d2l::Shape want[] = {{g, input}, {g, hidden}, {g}, {g}, {g, hidden}, {g, hidden}, {g}, {g}};
+  for (size_t i = 0; i < 8; ++i) BOOST_TEST(named[i].second.shape() == want[i], named[i].first);
   const float bound = 1.0f / std::sqrt(static_cast<float>(hidden));
   float lo = 1, hi = -1;
   for (const auto& np : named)
