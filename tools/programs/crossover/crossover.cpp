@@ -164,12 +164,7 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
     out << "{\"results\":[";
     for (size_t i = 0; i < pairs.size(); ++i) {
       const std::vector<std::string> p = split(pairs[i].first), q = split(pairs[i].second);
-      auto row = [&vocab](const std::vector<std::string>& tokens) {
-        std::vector<float> ids;
-        for (int64_t id : vocab[tokens]) ids.push_back(static_cast<float>(id));
-        return tensor(ids, {1, static_cast<int64_t>(ids.size())});
-      };
-      const Tensor logits = net(row(p), row(q));
+      const Tensor logits = net(token_row(vocab, p), token_row(vocab, q));
       out << (i ? "," : "") << "\n{\"premise\":" << json_quote(pairs[i].first)
                 << ",\"hypothesis\":" << json_quote(pairs[i].second) << ",\"prediction\":"
                 << json_quote(predict_snli(net, vocab, p, q)) << ",\"logits\":" << json_tensor(logits)
