@@ -192,7 +192,7 @@ fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 	  else r="CRASH, see $(BUILD)/fuzz/$$t.log"; bad="$$bad $$t"; fi; \
 	  echo "$$t: $$(sed -n 's/^stat::number_of_executed_units: //p' $(BUILD)/fuzz/$$t.log) executions in $(FUZZ_SECONDS) s, $$r"; \
 	done; test -z "$$bad"
-$(BUILD)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(LIB)
+$(BUILD)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(PROG_PRIV_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)

@@ -72,10 +72,8 @@ Runs& runs() {
 }
 
 tt::assertion_result chromium_available(utf::test_unit_id) {
-  if (std::system("command -v chromium >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1") == 0) return true;
-  tt::assertion_result r(false);
-  r.message() << "chromium not found (bash tools/scripts/install_deps.sh --browser installs it)";
-  return r;
+  return d2l_test::command_succeeds("command -v chromium && command -v python3",
+                                    "chromium not found (bash tools/scripts/install_deps.sh --browser installs it)");
 }
 
 }  // namespace

@@ -34,10 +34,7 @@ namespace tt = boost::test_tools;
 namespace {
 
 tt::assertion_result dot_available(utf::test_unit_id) {
-  if (std::system("command -v dot > /dev/null 2>&1") == 0) return true;
-  tt::assertion_result r(false);
-  r.message() << "graphviz 'dot' not found (apt-get install graphviz)";
-  return r;
+  return d2l_test::command_succeeds("command -v dot", "graphviz 'dot' not found (apt-get install graphviz)");
 }
 
 }  // namespace

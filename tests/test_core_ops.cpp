@@ -534,20 +534,6 @@ BOOST_AUTO_TEST_CASE(linear_values_and_gradcheck) {
      {randn({2, 3, 4})}, {W1, b1, W2});
 }
 
-// --- softmax family ---------------------------------------------------------------------------
-
-BOOST_AUTO_TEST_CASE(softmax_values_and_gradcheck) {
-  expect(softmax(tensor({1.0f, 2.0f, 3.0f})), {3}, {0.09003057f, 0.24472847f, 0.66524096f});
-  expect(log_softmax(tensor({1.0f, 2.0f, 3.0f})), {3}, {-2.40760596f, -1.40760596f, -0.40760596f});
-  expect(softmax(tensor({{0, 0}, {0, 100}})), {2, 2}, {0.5f, 0.5f, 0, 1});
-  manual_seed(12);
-  gc("softmax", [](std::vector<Tensor>& x) { return softmax(x[0]); }, {randn({2, 3, 5})});
-  gc("softmax 1-D", [](std::vector<Tensor>& x) { return softmax(x[0]); }, {randn({4})});
-  gc("log_softmax", [](std::vector<Tensor>& x) { return log_softmax(x[0]); }, {randn({2, 3, 5})});
-  gc("softmax composite", [](std::vector<Tensor>& x) { return log_softmax(matmul(softmax(x[0] * 2.0f), x[1])); },
-     {randn({3, 4}), randn({4, 5})});
-}
-
 BOOST_AUTO_TEST_CASE(sequence_mask_values_and_grad) {
   // The book's examples (sec_machine_translation's sequence_mask).
   expect(sequence_mask(tensor({{1, 2, 3}, {4, 5, 6}}), tensor({1.0f, 2.0f})), {2, 3}, {1, 0, 0, 4, 5, 0});
@@ -577,46 +563,6 @@ BOOST_AUTO_TEST_CASE(sequence_mask_values_and_grad) {
        return mean(sequence_mask(softmax_cross_entropy(x[0], labels), valid), 1);
      },
      {randn({2, 3, 4})});
-}
-
-BOOST_AUTO_TEST_CASE(masked_softmax_gradcheck_and_zero_masked_grad) {
-  manual_seed(14);
-  const Tensor lens1 = tensor({2.0f, 3.0f}), lens2 = tensor({{1, 3}, {2, 4}});
-  gc("masked_softmax 1-D valid_lens", [lens1](std::vector<Tensor>& x) { return masked_softmax(x[0], lens1); },
-     {randn({2, 2, 4})});
-  gc("masked_softmax 2-D valid_lens", [lens2](std::vector<Tensor>& x) { return masked_softmax(x[0], lens2); },
-     {randn({2, 2, 4})});
-  gc("masked_softmax no valid_lens", [](std::vector<Tensor>& x) { return masked_softmax(x[0], Tensor()); },
-     {randn({2, 2, 4})});
-  for (const Tensor& lens : {lens1, lens2}) {
-    Tensor X = randn({2, 2, 4});
-    X.requires_grad_();
-    masked_softmax(X, lens).backward(normal(0, 1, {2, 2, 4}));
-    const std::vector<float> g = grad_of(X);
-    for (int64_t b = 0; b < 2; ++b)
-      for (int64_t q = 0; q < 2; ++q) {
-        const float v = lens.ndim() == 1 ? lens.data()[b] : lens.data()[b * 2 + q];
-        for (int64_t k = 0; k < 4; ++k) {
-          if (k >= v) BOOST_TEST(g[(b * 2 + q) * 4 + k] == 0.0f);  // exactly, not approximately
-        }
-      }
-  }
-  // Composite: the book's DotProductAttention, softmax(Q Kᵀ / sqrt(d)) V with 1-D valid_lens,
-  // and AdditiveAttention's scores w_vᵀ tanh(W_q q + W_k k) with broadcasting over (q, k).
-  gc("DotProductAttention composite",
-     [lens1](std::vector<Tensor>& x) {
-       const Tensor scores = bmm(x[0], x[1], false, true) / std::sqrt(4.0f);
-       return bmm(masked_softmax(scores, lens1), x[2]);
-     },
-     {randn({2, 3, 4}), randn({2, 4, 4}), randn({2, 4, 2})});
-  Tensor W_q = randn({3, 2}), W_k = randn({3, 5}), w_v = randn({1, 3});
-  gc("AdditiveAttention composite",
-     [lens1, W_q, W_k, w_v](std::vector<Tensor>& x) {
-       const Tensor features = tanh(unsqueeze(linear(x[0], W_q, Tensor()), 2) + unsqueeze(linear(x[1], W_k, Tensor()), 1));
-       const Tensor scores = squeeze(linear(features, w_v, Tensor()), -1);  // (2, 1, 4)
-       return bmm(masked_softmax(scores, lens1), x[2]);
-     },
-     {randn({2, 1, 2}), randn({2, 4, 5}), randn({2, 4, 3})}, {W_q, W_k, w_v});
 }
 
 // --- dropout, layer_norm, cross-entropy ---------------------------------------------------

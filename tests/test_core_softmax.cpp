@@ -1,11 +1,13 @@
 // tests/test_core_softmax.cpp — suite core_softmax: numerics of softmax and log_softmax on
-// large inputs, and masked_softmax on the book's own examples (10.3,
-// sec_attention-scoring-functions): rows sum to 1, masked entries are exactly 0.
+// large inputs, masked_softmax on the book's own examples (10.3,
+// sec_attention-scoring-functions): rows sum to 1, masked entries are exactly 0; and the
+// three's values and finite-difference gradient checks, alone and inside attention.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <functional>
 #include <vector>
 #ifdef _OPENMP
 #include <omp.h>
@@ -16,10 +18,12 @@
 #include "core/kernels/fast/lane_sum.h"
 #include "core/ops.h"
 #include "core/random.h"
+#include "tests/gradcheck.h"
 #include "tests/test_util.h"
 
 using namespace d2l;
 using d2l_test::expect_near;
+using d2l_test::grad_of;
 namespace tt = boost::test_tools;
 namespace utf = boost::unit_test;
 
@@ -66,6 +70,13 @@ void check_masked_rows(const Tensor& X, const Tensor& y, const std::vector<int64
     BOOST_TEST(std::fabs(row_sum - 1.0) <= rel, "row " << r);
   }
 }
+
+// A finite-difference check of f's gradient (tests/gradcheck.h), named in the failure.
+void check_grad(const char* name, const std::function<Tensor(std::vector<Tensor>&)>& f, std::vector<Tensor> inputs,
+                std::vector<Tensor> params = {}) {
+  BOOST_TEST(d2l::test::gradcheck(f, std::move(inputs), name, std::move(params)), name);
+}
+Tensor randn(const Shape& s) { return normal(0.0f, 1.0f, s); }
 
 }  // namespace
 
@@ -281,6 +292,60 @@ BOOST_AUTO_TEST_CASE(parallel_rows_same_bits_at_1_and_2_threads, *utf::precondit
   }
   omp_set_num_threads(saved);
 #endif
+}
+
+// --- values and finite-difference gradients ---------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(softmax_values_and_gradcheck) {
+  expect_near(softmax(tensor({1.0f, 2.0f, 3.0f})), {0.09003057f, 0.24472847f, 0.66524096f}, 2e-5f);
+  expect_near(log_softmax(tensor({1.0f, 2.0f, 3.0f})), {-2.40760596f, -1.40760596f, -0.40760596f}, 2e-5f);
+  expect_near(softmax(tensor({{0, 0}, {0, 100}})), {0.5f, 0.5f, 0, 1}, 2e-5f);
+  manual_seed(12);
+  check_grad("softmax", [](std::vector<Tensor>& x) { return softmax(x[0]); }, {randn({2, 3, 5})});
+  check_grad("softmax 1-D", [](std::vector<Tensor>& x) { return softmax(x[0]); }, {randn({4})});
+  check_grad("log_softmax", [](std::vector<Tensor>& x) { return log_softmax(x[0]); }, {randn({2, 3, 5})});
+  check_grad("softmax composite", [](std::vector<Tensor>& x) { return log_softmax(matmul(softmax(x[0] * 2.0f), x[1])); },
+     {randn({3, 4}), randn({4, 5})});
+}
+
+BOOST_AUTO_TEST_CASE(masked_softmax_gradcheck_and_zero_masked_grad) {
+  manual_seed(14);
+  const Tensor lens1 = tensor({2.0f, 3.0f}), lens2 = tensor({{1, 3}, {2, 4}});
+  check_grad("masked_softmax 1-D valid_lens", [lens1](std::vector<Tensor>& x) { return masked_softmax(x[0], lens1); },
+     {randn({2, 2, 4})});
+  check_grad("masked_softmax 2-D valid_lens", [lens2](std::vector<Tensor>& x) { return masked_softmax(x[0], lens2); },
+     {randn({2, 2, 4})});
+  check_grad("masked_softmax no valid_lens", [](std::vector<Tensor>& x) { return masked_softmax(x[0], Tensor()); },
+     {randn({2, 2, 4})});
+  for (const Tensor& lens : {lens1, lens2}) {
+    Tensor X = randn({2, 2, 4});
+    X.requires_grad_();
+    masked_softmax(X, lens).backward(normal(0, 1, {2, 2, 4}));
+    const std::vector<float> g = grad_of(X);
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t q = 0; q < 2; ++q) {
+        const float v = lens.ndim() == 1 ? lens.data()[b] : lens.data()[b * 2 + q];
+        for (int64_t k = 0; k < 4; ++k) {
+          if (k >= v) BOOST_TEST(g[(b * 2 + q) * 4 + k] == 0.0f);  // exactly, not approximately
+        }
+      }
+  }
+  // Composite: the book's DotProductAttention, softmax(Q Kᵀ / sqrt(d)) V with 1-D valid_lens,
+  // and AdditiveAttention's scores w_vᵀ tanh(W_q q + W_k k) with broadcasting over (q, k).
+  check_grad("DotProductAttention composite",
+     [lens1](std::vector<Tensor>& x) {
+       const Tensor scores = bmm(x[0], x[1], false, true) / std::sqrt(4.0f);
+       return bmm(masked_softmax(scores, lens1), x[2]);
+     },
+     {randn({2, 3, 4}), randn({2, 4, 4}), randn({2, 4, 2})});
+  Tensor W_q = randn({3, 2}), W_k = randn({3, 5}), w_v = randn({1, 3});
+  check_grad("AdditiveAttention composite",
+     [lens1, W_q, W_k, w_v](std::vector<Tensor>& x) {
+       const Tensor features = tanh(unsqueeze(linear(x[0], W_q, Tensor()), 2) + unsqueeze(linear(x[1], W_k, Tensor()), 1));
+       const Tensor scores = squeeze(linear(features, w_v, Tensor()), -1);  // (2, 1, 4)
+       return bmm(masked_softmax(scores, lens1), x[2]);
+     },
+     {randn({2, 1, 2}), randn({2, 4, 5}), randn({2, 4, 3})}, {W_q, W_k, w_v});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

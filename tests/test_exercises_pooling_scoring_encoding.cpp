@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/test_util.h"
@@ -298,19 +299,18 @@ BOOST_AUTO_TEST_CASE(exercise_options_refuse_bad_values) {
   TempDir tmp("exercise_options");
   const fs::path log = tmp.path / "stdout.txt", err = tmp.path / "stderr.txt";
   const std::string chapters = build_dir() + "/chapters/";
-  BOOST_CHECK_EQUAL(run_command(chapters + "multihead_attention --ex 2", log, err), 2);
-  BOOST_CHECK(read_file(err).find("error: [--ex] exercise 2 of this section is answered by another command; run: "
-                                  "build/chapters/transformer --head-importance") != std::string::npos);
-  BOOST_CHECK_EQUAL(run_command(chapters + "self_attention_and_positional_encoding --ex 2", log, err), 2);
-  BOOST_CHECK(read_file(err).find("run: build/chapters/transformer --pe learned") != std::string::npos);
-  BOOST_CHECK_EQUAL(run_command(chapters + "attention_cues --ex 1", log, err), 2);
-  BOOST_CHECK(read_file(err).find("run: build/chapters/bahdanau_attention --cues") != std::string::npos);
-  BOOST_CHECK_EQUAL(run_command(chapters + "nadaraya_watson --ex 5", log, err), 2);
-  BOOST_CHECK(read_file(err).find("error: [--ex] must be in [0, 4], got 5") != std::string::npos);
-  BOOST_CHECK_EQUAL(run_command(chapters + "attention_cues --ex 5", log, err), 2);
-  BOOST_CHECK(read_file(err).find("error: [--ex] must be in [0, 2], got 5") != std::string::npos);
-  BOOST_CHECK_EQUAL(run_command(chapters + "transformer --pe rotary", log, err), 2);
-  BOOST_CHECK(read_file(err).find("error: [--pe] expects sinusoidal or learned, got 'rotary'") != std::string::npos);
+  const std::pair<const char*, const char*> refused[] = {
+      {"multihead_attention --ex 2", "error: [--ex] exercise 2 of this section is answered by another command; run: "
+                                     "build/chapters/transformer --head-importance"},
+      {"self_attention_and_positional_encoding --ex 2", "run: build/chapters/transformer --pe learned"},
+      {"attention_cues --ex 1", "run: build/chapters/bahdanau_attention --cues"},
+      {"nadaraya_watson --ex 5", "error: [--ex] must be in [0, 4], got 5"},
+      {"attention_cues --ex 5", "error: [--ex] must be in [0, 2], got 5"},
+      {"transformer --pe rotary", "error: [--pe] expects sinusoidal or learned, got 'rotary'"}};
+  for (const auto& [command, message] : refused) {
+    BOOST_CHECK_EQUAL(run_command(chapters + command, log, err), 2);
+    BOOST_CHECK_MESSAGE(read_file(err).find(message) != std::string::npos, command << ": " << read_file(err));
+  }
   BOOST_CHECK_EQUAL(run_command(chapters + "attention_scoring_functions --help", log, err), 0);
   BOOST_CHECK(read_file(log).find("--ex N") != std::string::npos);
 }

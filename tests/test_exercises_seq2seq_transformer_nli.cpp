@@ -73,21 +73,7 @@ struct ProgramRun {
   }
   // The numbers on the first line that starts with `prefix`, after the prefix (words skipped).
   std::vector<double> numbers_after(const std::string& prefix) const {
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind(prefix, 0) == 0) {
-        std::vector<double> v;
-        std::istringstream words(line.substr(prefix.size()));
-        for (std::string w; words >> w;) {
-          while (!w.empty() && (w.back() == ',' || w.back() == 's')) w.pop_back();  // "12.3 s," -> 12.3
-          char* end = nullptr;
-          const double x = std::strtod(w.c_str(), &end);
-          if (!w.empty() && end && *end == '\0') v.push_back(x);
-        }
-        return v;
-      }
-    BOOST_FAIL("no line starts with '" << prefix << "' in:\n" << text);
-    return {};
+    return d2l_test::numbers_after(text, prefix, ",s");
   }
   void require_png(const std::string& name) const {
     const fs::path p = out / name;

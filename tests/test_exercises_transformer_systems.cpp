@@ -52,21 +52,7 @@ struct Run {
   }
   // The numbers on the first line starting with prefix (after it; words and units skipped).
   std::vector<double> numbers_after(const std::string& prefix) const {
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind(prefix, 0) == 0) {
-        std::vector<double> v;
-        std::istringstream words(line.substr(prefix.size()));
-        for (std::string w; words >> w;) {
-          while (!w.empty() && (w.back() == ',' || w.back() == ':' || w.back() == 'x')) w.pop_back();
-          char* end = nullptr;
-          const double x = std::strtod(w.c_str(), &end);
-          if (!w.empty() && end && *end == '\0') v.push_back(x);
-        }
-        return v;
-      }
-    BOOST_FAIL("no line starts with '" << prefix << "' in:\n" << text);
-    return {};
+    return d2l_test::numbers_after(text, prefix, ",:x");
   }
 };
 

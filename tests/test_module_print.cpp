@@ -5,9 +5,10 @@
 // module trees, built by tests/module_repr_torch.py with the book's class names, children
 // and sizes:
 //     /usr/bin/python3 tests/module_repr_torch.py
-// Each constant below is one '=== name' block of that output, pasted unchanged.
+// That output is kept unchanged in tests/fixtures/module_repr_torch.txt.
 #include <boost/test/unit_test.hpp>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -25,196 +26,26 @@
 
 namespace {
 
-// ---- PyTorch's output (tests/module_repr_torch.py) -----------------------------------------
-const char* const k_multihead_attention = R"(MultiHeadAttention(
-  (attention): DotProductAttention(
-    (dropout): Dropout(p=0.5, inplace=False)
-  )
-  (W_q): Linear(in_features=100, out_features=100, bias=False)
-  (W_k): Linear(in_features=100, out_features=100, bias=False)
-  (W_v): Linear(in_features=100, out_features=100, bias=False)
-  (W_o): Linear(in_features=100, out_features=100, bias=False)
-))";
-
-const char* const k_additive_attention = R"(AdditiveAttention(
-  (W_k): Linear(in_features=2, out_features=8, bias=False)
-  (W_q): Linear(in_features=20, out_features=8, bias=False)
-  (w_v): Linear(in_features=8, out_features=1, bias=False)
-  (dropout): Dropout(p=0.1, inplace=False)
-))";
-
-const char* const k_nw_kernel_regression = R"(NWKernelRegression())";
-
-const char* const k_layer_norm_linear = R"(Sequential(
-  (0): LayerNorm((2,), eps=1e-05, elementwise_affine=True)
-  (1): Linear(in_features=3, out_features=4, bias=True)
-))";
-
-const char* const k_bahdanau = R"(EncoderDecoder(
-  (encoder): Seq2SeqEncoder(
-    (embedding): Embedding(10, 8)
-    (rnn): GRU(8, 16, num_layers=2, dropout=0.1)
-  )
-  (decoder): Seq2SeqAttentionDecoder(
-    (attention): AdditiveAttention(
-      (W_k): Linear(in_features=16, out_features=16, bias=False)
-      (W_q): Linear(in_features=16, out_features=16, bias=False)
-      (w_v): Linear(in_features=16, out_features=1, bias=False)
-      (dropout): Dropout(p=0.1, inplace=False)
-    )
-    (embedding): Embedding(10, 8)
-    (rnn): GRU(24, 16, num_layers=2, dropout=0.1)
-    (dense): Linear(in_features=16, out_features=10, bias=True)
-  )
-))";
-
-const char* const k_gru_one_layer = R"(GRU(4, 6))";
-
-const char* const k_transformer_encoder = R"(TransformerEncoder(
-  (embedding): Embedding(200, 24)
-  (pos_encoding): PositionalEncoding(
-    (dropout): Dropout(p=0.5, inplace=False)
-  )
-  (blks): Sequential(
-    (block0): EncoderBlock(
-      (attention): MultiHeadAttention(
-        (attention): DotProductAttention(
-          (dropout): Dropout(p=0.5, inplace=False)
-        )
-        (W_q): Linear(in_features=24, out_features=24, bias=False)
-        (W_k): Linear(in_features=24, out_features=24, bias=False)
-        (W_v): Linear(in_features=24, out_features=24, bias=False)
-        (W_o): Linear(in_features=24, out_features=24, bias=False)
-      )
-      (addnorm1): AddNorm(
-        (dropout): Dropout(p=0.5, inplace=False)
-        (ln): LayerNorm((100, 24), eps=1e-05, elementwise_affine=True)
-      )
-      (ffn): PositionWiseFFN(
-        (dense1): Linear(in_features=24, out_features=48, bias=True)
-        (relu): ReLU()
-        (dense2): Linear(in_features=48, out_features=24, bias=True)
-      )
-      (addnorm2): AddNorm(
-        (dropout): Dropout(p=0.5, inplace=False)
-        (ln): LayerNorm((100, 24), eps=1e-05, elementwise_affine=True)
-      )
-    )
-    (block1): EncoderBlock(
-      (attention): MultiHeadAttention(
-        (attention): DotProductAttention(
-          (dropout): Dropout(p=0.5, inplace=False)
-        )
-        (W_q): Linear(in_features=24, out_features=24, bias=False)
-        (W_k): Linear(in_features=24, out_features=24, bias=False)
-        (W_v): Linear(in_features=24, out_features=24, bias=False)
-        (W_o): Linear(in_features=24, out_features=24, bias=False)
-      )
-      (addnorm1): AddNorm(
-        (dropout): Dropout(p=0.5, inplace=False)
-        (ln): LayerNorm((100, 24), eps=1e-05, elementwise_affine=True)
-      )
-      (ffn): PositionWiseFFN(
-        (dense1): Linear(in_features=24, out_features=48, bias=True)
-        (relu): ReLU()
-        (dense2): Linear(in_features=48, out_features=24, bias=True)
-      )
-      (addnorm2): AddNorm(
-        (dropout): Dropout(p=0.5, inplace=False)
-        (ln): LayerNorm((100, 24), eps=1e-05, elementwise_affine=True)
-      )
-    )
-  )
-))";
-
-const char* const k_transformer_decoder = R"(TransformerDecoder(
-  (embedding): Embedding(20, 8)
-  (pos_encoding): PositionalEncoding(
-    (dropout): Dropout(p=0.1, inplace=False)
-  )
-  (blks): Sequential(
-    (block0): DecoderBlock(
-      (attention1): MultiHeadAttention(
-        (attention): DotProductAttention(
-          (dropout): Dropout(p=0.1, inplace=False)
-        )
-        (W_q): Linear(in_features=8, out_features=8, bias=False)
-        (W_k): Linear(in_features=8, out_features=8, bias=False)
-        (W_v): Linear(in_features=8, out_features=8, bias=False)
-        (W_o): Linear(in_features=8, out_features=8, bias=False)
-      )
-      (addnorm1): AddNorm(
-        (dropout): Dropout(p=0.1, inplace=False)
-        (ln): LayerNorm((8,), eps=1e-05, elementwise_affine=True)
-      )
-      (attention2): MultiHeadAttention(
-        (attention): DotProductAttention(
-          (dropout): Dropout(p=0.1, inplace=False)
-        )
-        (W_q): Linear(in_features=8, out_features=8, bias=False)
-        (W_k): Linear(in_features=8, out_features=8, bias=False)
-        (W_v): Linear(in_features=8, out_features=8, bias=False)
-        (W_o): Linear(in_features=8, out_features=8, bias=False)
-      )
-      (addnorm2): AddNorm(
-        (dropout): Dropout(p=0.1, inplace=False)
-        (ln): LayerNorm((8,), eps=1e-05, elementwise_affine=True)
-      )
-      (ffn): PositionWiseFFN(
-        (dense1): Linear(in_features=8, out_features=16, bias=True)
-        (relu): ReLU()
-        (dense2): Linear(in_features=16, out_features=8, bias=True)
-      )
-      (addnorm3): AddNorm(
-        (dropout): Dropout(p=0.1, inplace=False)
-        (ln): LayerNorm((8,), eps=1e-05, elementwise_affine=True)
-      )
-    )
-  )
-  (dense): Linear(in_features=8, out_features=20, bias=True)
-))";
-
-const char* const k_decomposable_attention = R"(DecomposableAttention(
-  (embedding): Embedding(50, 100)
-  (attend): Attend(
-    (f): Sequential(
-      (0): Dropout(p=0.2, inplace=False)
-      (1): Linear(in_features=100, out_features=200, bias=True)
-      (2): ReLU()
-      (3): Dropout(p=0.2, inplace=False)
-      (4): Linear(in_features=200, out_features=200, bias=True)
-      (5): ReLU()
-    )
-  )
-  (compare): Compare(
-    (g): Sequential(
-      (0): Dropout(p=0.2, inplace=False)
-      (1): Linear(in_features=200, out_features=200, bias=True)
-      (2): ReLU()
-      (3): Dropout(p=0.2, inplace=False)
-      (4): Linear(in_features=200, out_features=200, bias=True)
-      (5): ReLU()
-    )
-  )
-  (aggregate): Aggregate(
-    (h): Sequential(
-      (0): Dropout(p=0.2, inplace=False)
-      (1): Linear(in_features=400, out_features=200, bias=True)
-      (2): ReLU()
-      (3): Flatten(start_dim=1, end_dim=-1)
-      (4): Dropout(p=0.2, inplace=False)
-      (5): Linear(in_features=200, out_features=200, bias=True)
-      (6): ReLU()
-      (7): Flatten(start_dim=1, end_dim=-1)
-    )
-    (linear): Linear(in_features=200, out_features=3, bias=True)
-  )
-))";
-
-const char* const k_with_settings = R"(WithSettings(
-  scale=0.5
-  (proj): Linear(in_features=2, out_features=3, bias=False)
-))";
+// PyTorch's output: tests/fixtures/module_repr_torch.txt is what
+//     /usr/bin/python3 tests/module_repr_torch.py > tests/fixtures/module_repr_torch.txt
+// wrote; pytorch_repr(name) is its block between '=== name' and the next '=== ' line.
+std::string pytorch_repr(const std::string& name) {
+  const std::string path = "tests/fixtures/module_repr_torch.txt";
+  std::ifstream in(path);
+  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path << " (the suite runs from the repository root)");
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("=== ", 0) == 0) {
+      if (inside) break;
+      inside = line == "=== " + name;
+    } else if (inside) {
+      block += (block.empty() ? "" : "\n") + line;
+    }
+  }
+  BOOST_REQUIRE_MESSAGE(!block.empty(), "no block '=== " << name << "' in " << path);
+  return block;
+}
 
 // ---- modules built only for these tests ----------------------------------------------------
 // The script's WithSettings: its own setting (extra_repr) and one child.
@@ -256,26 +87,26 @@ BOOST_AUTO_TEST_SUITE(module_print)
 BOOST_AUTO_TEST_CASE(book_modules_print_as_pytorch) {
   {  // 10.5 and 10.6 print this after attention.eval()
     d2l::MultiHeadAttention attention(100, 100, 100, 100, 5, 0.5f);
-    check_lines(attention.repr(), k_multihead_attention);
+    check_lines(attention.repr(), pytorch_repr("multihead_attention"));
     std::ostringstream os;
     os << attention;
-    BOOST_CHECK_EQUAL(os.str(), k_multihead_attention);
+    BOOST_CHECK_EQUAL(os.str(), pytorch_repr("multihead_attention"));
   }
-  check_lines(d2l::AdditiveAttention(2, 20, 8, 0.1f).repr(), k_additive_attention);
-  check_lines(d2l::NWKernelRegression().repr(), k_nw_kernel_regression);
-  check_lines(NormThenLinear().seq.repr(), k_layer_norm_linear);
+  check_lines(d2l::AdditiveAttention(2, 20, 8, 0.1f).repr(), pytorch_repr("additive_attention"));
+  check_lines(d2l::NWKernelRegression().repr(), pytorch_repr("nw_kernel_regression"));
+  check_lines(NormThenLinear().seq.repr(), pytorch_repr("layer_norm_linear"));
   {
     d2l::Seq2SeqEncoder encoder(10, 8, 16, 2, 0.1f);
     d2l::Seq2SeqAttentionDecoder decoder(10, 8, 16, 2, 0.1f);
     d2l::EncoderDecoder net(encoder, decoder);
-    check_lines(net.repr(), k_bahdanau);
+    check_lines(net.repr(), pytorch_repr("bahdanau"));
   }
-  check_lines(d2l::GRU(4, 6).repr(), k_gru_one_layer);
+  check_lines(d2l::GRU(4, 6).repr(), pytorch_repr("gru_one_layer"));
   check_lines(d2l::TransformerEncoder(200, 24, 24, 24, 24, {100, 24}, 24, 48, 8, 2, 0.5f).repr(),
-              k_transformer_encoder);
-  check_lines(d2l::TransformerDecoder(20, 8, 8, 8, 8, {8}, 8, 16, 2, 1, 0.1f).repr(), k_transformer_decoder);
-  check_lines(d2l::DecomposableAttention(50, 100, 200).repr(), k_decomposable_attention);
-  check_lines(WithSettings().repr(), k_with_settings);
+              pytorch_repr("transformer_encoder"));
+  check_lines(d2l::TransformerDecoder(20, 8, 8, 8, 8, {8}, 8, 16, 2, 1, 0.1f).repr(), pytorch_repr("transformer_decoder"));
+  check_lines(d2l::DecomposableAttention(50, 100, 200).repr(), pytorch_repr("decomposable_attention"));
+  check_lines(WithSettings().repr(), pytorch_repr("with_settings"));
 }
 
 // The containers added for printing change no parameter name.

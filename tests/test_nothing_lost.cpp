@@ -29,7 +29,7 @@
 #include "tests/test_util.h"
 #include "tools/d2l/data/text.h"
 #include "tools/d2l/figures/figures.h"
-#include "tools/d2l/figures/heatmap_text.h"
+#include "tools/programs/heatmap/heatmap_text.h"
 
 using d2l_test::build_dir;
 using d2l_test::kBundledFra;
@@ -244,12 +244,7 @@ BOOST_AUTO_TEST_CASE(every_ending_signal_removes_the_temporary) {
       int status = 0;
       BOOST_REQUIRE(::waitpid(pid, &status, WUNTRACED) == pid);
       BOOST_REQUIRE_MESSAGE(WIFSTOPPED(status), "the tool did not stop before the rename: " << read_file(tmp("log")));
-      ::kill(pid, sig);
-      ::kill(pid, SIGCONT);
-      BOOST_REQUIRE(::waitpid(pid, &status, 0) == pid);
-      BOOST_CHECK_MESSAGE(WIFSIGNALED(status) && WTERMSIG(status) == sig, "status " << status);
-      for (const auto& e : fs::directory_iterator(tmp.path))
-        BOOST_CHECK_MESSAGE(e.path().string().find(".tmp") == std::string::npos, "left " << e.path());
+      d2l_test::end_stopped_child(pid, sig, tmp.path);
     }
   }
 }

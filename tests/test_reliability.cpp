@@ -51,6 +51,16 @@ using d2l::Tensor;
 
 namespace {
 
+// One optimiser step on the loss that f() builds; returns the loss.
+template <class F>
+float train_step(d2l::Optimizer& trainer, F f) {
+  trainer.zero_grad();
+  Tensor l = f();
+  l.backward();
+  trainer.step();
+  return l.item();
+}
+
 // RLIMIT_FSIZE lowered for one scope, with SIGXFSZ ignored so that a write past the limit
 // fails with EFBIG instead of killing the process: a full disk that even root runs into.
 struct FileSizeLimit {
@@ -149,11 +159,7 @@ Run train_encoder_decoder(d2l::EncoderDecoder& net, int64_t vocab, int64_t batch
     const Tensor X = random_ids(vocab, {batch, steps}), dec_X = random_ids(vocab, {batch, steps});
     const Tensor Y = random_ids(vocab, {batch, steps}), X_len = random_lens(batch, 1, steps);
     const Tensor Y_len = random_lens(batch, 1, steps);
-    trainer.zero_grad();
-    Tensor l = d2l::sum(loss(net(X, dec_X, X_len).first, Y, Y_len));
-    l.backward();
-    trainer.step();
-    r.losses.push_back(l.item());
+    r.losses.push_back(train_step(trainer, [&] { return d2l::sum(loss(net(X, dec_X, X_len).first, Y, Y_len)); }));
   }
   r.params = flat(net.parameters());
   return r;
@@ -233,11 +239,7 @@ BOOST_AUTO_TEST_CASE(nadaraya_watson_training_is_deterministic) {
     d2l::SGD trainer(net.parameters(), 0.5f);
     Run r;
     for (int epoch = 0; epoch < 3; ++epoch) {
-      trainer.zero_grad();
-      Tensor l = d2l::sum(d2l::pow(net(x, keys, values) - y, 2.0f) * 0.5f);
-      l.backward();
-      trainer.step();
-      r.losses.push_back(l.item());
+      r.losses.push_back(train_step(trainer, [&] { return d2l::sum(d2l::pow(net(x, keys, values) - y, 2.0f) * 0.5f); }));
     }
     r.params = flat(net.parameters());
     return r;
@@ -253,11 +255,7 @@ BOOST_AUTO_TEST_CASE(multihead_attention_training_is_deterministic) {
     Run r;
     for (int step = 0; step < 3; ++step) {
       const Tensor X = d2l::normal(0.0f, 1.0f, {8, 64, 64}), R = d2l::normal(0.0f, 1.0f, {8, 64, 64});
-      trainer.zero_grad();
-      Tensor l = d2l::sum(attention(X, X, X, random_lens(8, 1, 64)) * R);
-      l.backward();
-      trainer.step();
-      r.losses.push_back(l.item());
+      r.losses.push_back(train_step(trainer, [&] { return d2l::sum(attention(X, X, X, random_lens(8, 1, 64)) * R); }));
     }
     r.params = flat(attention.parameters());
     return r;
@@ -298,11 +296,7 @@ BOOST_AUTO_TEST_CASE(nli_training_is_deterministic) {
     for (int step = 0; step < 3; ++step) {
       const Tensor P = random_ids(vocab.size(), {32, 12}), H = random_ids(vocab.size(), {32, 12});
       const Tensor labels = random_ids(3, {32});
-      trainer.zero_grad();
-      Tensor l = d2l::sum(d2l::softmax_cross_entropy(net(P, H), labels));
-      l.backward();
-      trainer.step();
-      r.losses.push_back(l.item());
+      r.losses.push_back(train_step(trainer, [&] { return d2l::sum(d2l::softmax_cross_entropy(net(P, H), labels)); }));
     }
     r.params = flat(net.parameters());
     return r;
@@ -543,7 +537,7 @@ BOOST_AUTO_TEST_CASE(absurd_options_are_refused_before_any_work) {
 // ============================================================================ fuzz findings
 // Inputs the fuzz targets (or their seeds) turned up, each kept as a case.
 
-// A form feed alone on a line is a blank line (tools/d2l/figures/heatmap_text.cpp), so this input
+// A form feed alone on a line is a blank line (tools/programs/heatmap/heatmap_text.cpp), so this input
 // holds no matrix: the tool must end in an error, never a crash.
 BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
@@ -557,7 +551,7 @@ BOOST_AUTO_TEST_CASE(heatmap_form_feed_line_is_an_error) {
 }
 
 // Deeply nested '[' would overflow the stack of the recursive list parser
-// (tools/d2l/figures/heatmap_text.cpp, Nested::list), so the depth is capped at 4: an error.
+// (tools/programs/heatmap/heatmap_text.cpp, Nested::list), so the depth is capped at 4: an error.
 BOOST_AUTO_TEST_CASE(heatmap_deep_nesting_is_an_error) {
   const fs::path exe = fs::path(build_dir()) / "tools" / "heatmap";
   BOOST_REQUIRE_MESSAGE(fs::exists(exe), exe << " not built");

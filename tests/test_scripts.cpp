@@ -54,10 +54,8 @@ struct FakeSystem {
 
 // --- get_data.sh -------------------------------------------------------------------------
 boost::test_tools::assertion_result archive_tools(utf::test_unit_id) {
-  const auto [rc, out] = run_capture("command -v curl && command -v zip && command -v unzip && command -v sha1sum");
-  boost::test_tools::assertion_result r(rc == 0);
-  r.message() << "curl, zip, unzip and sha1sum are needed (bash tools/scripts/install_deps.sh)";
-  return r;
+  return d2l_test::command_succeeds("command -v curl && command -v zip && command -v unzip && command -v sha1sum",
+                                    "curl, zip, unzip and sha1sum are needed (bash tools/scripts/install_deps.sh)");
 }
 
 std::string sha1_of(const fs::path& file) {

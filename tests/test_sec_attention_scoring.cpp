@@ -1,7 +1,6 @@
 // tests/test_sec_attention_scoring.cpp — 10.3 注意力评分函数 (sec_attention-scoring-functions):
-// AdditiveAttention and DotProductAttention (and the exercise's BilinearAttention), and the
-// core/nn/basic.h blocks they are built of
-// (Linear, Dropout; Embedding and LayerNorm beside them).
+// AdditiveAttention and DotProductAttention (and the exercise's BilinearAttention). The
+// core/nn/basic.h blocks they are built of (Linear, Dropout) are checked in test_core_nn.cpp.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -13,7 +12,6 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/attention_scoring_functions.h"
-#include "core/nn/basic.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
 
@@ -32,111 +30,21 @@ Tensor book_values() { return d2l::repeat(d2l::reshape(d2l::arange(40), {1, 10, 
 Tensor book_valid_lens() { return d2l::tensor({2, 6}); }
 const std::vector<float> kBookOutput = {2, 3, 4, 5, 10, 11, 12, 13};
 
-// Each row of w (batch, queries, keys) sums to 1 and is exactly 0 past its valid length.
-void check_weights_masked(const Tensor& w, const std::vector<int64_t>& row_len) {
-  const int64_t K = w.size(2), R = w.numel() / K;
-  BOOST_REQUIRE_EQUAL(static_cast<int64_t>(row_len.size()), R);
-  for (int64_t r = 0; r < R; ++r) {
-    double s = 0;
-    for (int64_t k = 0; k < K; ++k) {
-      const float v = w.data()[r * K + k];
-      if (k >= row_len[r]) BOOST_CHECK_EQUAL(v, 0.0f);
-      s += v;
-    }
-    BOOST_CHECK_SMALL(s - 1.0, 1e-6);
-  }
+// A scoring layer's finite-difference gradient check in eval mode (dropout off): queries
+// (2, 3, 4), keys (2, 5, 3), values (2, 5, 2), without valid lengths, with 1-D and with 2-D ones.
+template <class Attention>
+void check_scoring_gradients(Attention& attention, const char* name) {
+  attention.eval();
+  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 3}),
+                                  d2l::normal(0, 1, {2, 5, 2})};
+  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})})
+    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
+                                     name, attention.parameters()));
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(sec_attention_scoring)
-
-// --- core/nn/basic.h ------------------------------------------------------------------------
-
-BOOST_AUTO_TEST_CASE(linear_hand_computed) {
-  d2l::Linear fc(2, 3);
-  fc.weight.data()[0] = 1, fc.weight.data()[1] = 2, fc.weight.data()[2] = 3;
-  fc.weight.data()[3] = 4, fc.weight.data()[4] = 5, fc.weight.data()[5] = 6;
-  fc.bias.data()[0] = 1, fc.bias.data()[1] = 0, fc.bias.data()[2] = -1;
-  // [1, -1] Wᵀ + b = [1-2+1, 3-4+0, 5-6-1]; [2, 0.5] -> [2+1+1, 6+2, 10+3-1]
-  const Tensor y = fc(d2l::tensor({{1, -1}, {2, 0.5f}}));
-  BOOST_TEST(y.shape() == (Shape{2, 3}));
-  expect_near(y, {0, -1, -2, 4, 8, 12}, 1e-6f);
-  const auto names = fc.named_parameters();
-  BOOST_REQUIRE_EQUAL(names.size(), 2u);
-  BOOST_CHECK_EQUAL(names[0].first, "weight");
-  BOOST_CHECK_EQUAL(names[1].first, "bias");
-  BOOST_CHECK_EQUAL(d2l::Linear(2, 3, false).parameters().size(), 1u);
-}
-
-BOOST_AUTO_TEST_CASE(linear_default_init_bounds) {
-  d2l::manual_seed(1);
-  d2l::Linear fc(16, 8);  // U(-1/4, 1/4) for both weight and bias
-  float lo = 1, hi = -1;
-  for (const Tensor& p : fc.parameters())
-    for (float v : p.to_vector()) lo = std::min(lo, v), hi = std::max(hi, v);
-  BOOST_CHECK(lo >= -0.25f && hi <= 0.25f);
-  BOOST_CHECK(lo < -0.2f && hi > 0.2f);  // 136 draws spread over the interval
-}
-
-BOOST_AUTO_TEST_CASE(linear_gradcheck_3d) {
-  d2l::manual_seed(2);
-  d2l::Linear fc(3, 4);
-  BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return fc(x[0]); }, {d2l::normal(0, 1, {2, 3, 3})},
-                                   "Linear", fc.parameters()));
-}
-
-BOOST_AUTO_TEST_CASE(linear_errors) {
-  d2l::Linear fc(3, 4);
-  BOOST_CHECK_EXCEPTION(fc(d2l::ones({2, 5})), std::invalid_argument, message_has({"[Linear]", "(2, 5)", "(4, 3)"}));
-  BOOST_CHECK_EXCEPTION(d2l::Linear(0, 4), std::invalid_argument, message_has({"[Linear]", "in_features (0)"}));
-}
-
-BOOST_AUTO_TEST_CASE(dropout_identity_in_eval) {
-  d2l::Dropout drop(0.5f);
-  drop.eval();
-  const Tensor x = d2l::normal(0, 1, {4, 5});
-  const Tensor y = drop(x);
-  BOOST_TEST(y.to_vector() == x.to_vector(), boost::test_tools::per_element());
-  d2l::Dropout none(0.0f);  // p = 0 keeps everything even in training
-  BOOST_TEST(none(x).to_vector() == x.to_vector(), boost::test_tools::per_element());
-}
-
-BOOST_AUTO_TEST_CASE(dropout_keeps_expectation_in_train) {
-  d2l::manual_seed(3);
-  d2l::Dropout drop(0.3f);
-  BOOST_CHECK(drop.training());
-  const int64_t n = 200000;
-  const Tensor y = drop(d2l::ones({n}));
-  int64_t zeros = 0;
-  double s = 0;
-  for (float v : y.to_vector()) {
-    if (v == 0.0f) ++zeros;
-    else BOOST_REQUIRE_CLOSE(v, 1.0f / 0.7f, 1e-4);  // survivors are scaled by 1/(1-p)
-    s += v;
-  }
-  // Bernoulli(0.3) over 2e5 draws: the standard deviation of the zero fraction is 0.001.
-  BOOST_CHECK_SMALL(static_cast<double>(zeros) / n - 0.3, 0.005);
-  BOOST_CHECK_SMALL(s / n - 1.0, 0.01);  // E[y] = E[x]
-  BOOST_CHECK_EXCEPTION(d2l::Dropout(1.5f), std::invalid_argument, message_has({"[Dropout]", "1.5"}));
-}
-
-BOOST_AUTO_TEST_CASE(embedding_and_layer_norm) {
-  d2l::Embedding emb(5, 3);
-  const Tensor y = emb(d2l::tensor({{4, 0}}));  // (1, 2) ids -> (1, 2, 3)
-  BOOST_TEST(y.shape() == (Shape{1, 2, 3}));
-  for (int j = 0; j < 3; ++j) {
-    BOOST_CHECK_EQUAL(y.data()[j], emb.weight.data()[4 * 3 + j]);
-    BOOST_CHECK_EQUAL(y.data()[3 + j], emb.weight.data()[j]);
-  }
-  d2l::LayerNorm ln(3);
-  // [1, 2, 3]: mean 2, biased variance 2/3 -> (x - 2) / sqrt(2/3 + 1e-5)
-  const float s = 1.0f / std::sqrt(2.0f / 3.0f + 1e-5f);
-  expect_near(ln(d2l::tensor({{1, 2, 3}})), {-s, 0, s}, 1e-5f);
-  BOOST_CHECK_EQUAL(ln.named_parameters()[0].first, "weight");
-  BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return ln(x[0]); }, {d2l::normal(0, 1, {2, 3})},
-                                   "LayerNorm", ln.parameters()));
-}
 
 // --- AdditiveAttention ---------------------------------------------------------------------
 
@@ -152,7 +60,7 @@ BOOST_AUTO_TEST_CASE(additive_attention_book_output) {
     BOOST_TEST(out.shape() == (Shape{2, 1, 4}));
     expect_near(out, kBookOutput, 1e-5f);
     BOOST_TEST(attention.attention_weights.shape() == (Shape{2, 1, 10}));
-    check_weights_masked(attention.attention_weights, {2, 6});
+    d2l_test::expect_masked_rows(attention.attention_weights, {2, 6});
     for (int k = 0; k < 2; ++k) BOOST_CHECK_CLOSE(attention.attention_weights.data()[k], 0.5f, 1e-4);
     for (int k = 0; k < 6; ++k) BOOST_CHECK_CLOSE(attention.attention_weights.data()[10 + k], 1.0f / 6, 1e-4);
   }
@@ -200,13 +108,7 @@ BOOST_AUTO_TEST_CASE(additive_attention_matches_formula) {
 BOOST_AUTO_TEST_CASE(additive_attention_gradcheck) {
   d2l::manual_seed(6);
   d2l::AdditiveAttention attention(3, 4, 5, 0.1f);
-  attention.eval();
-  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 3}),
-                                  d2l::normal(0, 1, {2, 5, 2})};
-  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})}) {
-    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
-                                     "AdditiveAttention", attention.parameters()));
-  }
+  check_scoring_gradients(attention, "AdditiveAttention");
 }
 
 BOOST_AUTO_TEST_CASE(additive_attention_dropout_acts_on_weights) {
@@ -215,7 +117,7 @@ BOOST_AUTO_TEST_CASE(additive_attention_dropout_acts_on_weights) {
   const Tensor out = attention(d2l::normal(0, 1, {2, 1, 20}), book_keys(), book_values(), book_valid_lens());
   // attention_weights are kept before dropout (the book plots them), so rows still sum to 1;
   // the output is a sum of value rows each weighted 0 or 2 × (1/2 resp. 1/6).
-  check_weights_masked(attention.attention_weights, {2, 6});
+  d2l_test::expect_masked_rows(attention.attention_weights, {2, 6});
   BOOST_TEST(out.shape() == (Shape{2, 1, 4}));
   // Dropout's backward through the weights: fix the mask by reseeding inside f.
   const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 1, 20}), d2l::normal(0, 1, {2, 10, 2}),
@@ -260,7 +162,7 @@ BOOST_AUTO_TEST_CASE(dot_product_attention_book_output) {
     const Tensor out = attention(d2l::normal(0, 1, {2, 1, 2}), book_keys(), book_values(), book_valid_lens());
     BOOST_TEST(out.shape() == (Shape{2, 1, 4}));
     expect_near(out, kBookOutput, 1e-5f);
-    check_weights_masked(attention.attention_weights, {2, 6});
+    d2l_test::expect_masked_rows(attention.attention_weights, {2, 6});
   }
 }
 
@@ -388,13 +290,7 @@ BOOST_AUTO_TEST_CASE(bilinear_attention_matches_pytorch) {
 BOOST_AUTO_TEST_CASE(bilinear_attention_gradcheck) {
   d2l::manual_seed(7);
   d2l::BilinearAttention attention(3, 4, 0.1f);
-  attention.eval();
-  const std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 5, 3}),
-                                  d2l::normal(0, 1, {2, 5, 2})};
-  for (const Tensor& lens : {Tensor(), d2l::tensor({2, 5}), d2l::tensor({{1, 2, 3}, {5, 4, 1}})}) {
-    BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return attention(x[0], x[1], x[2], lens); }, in,
-                                     "BilinearAttention", attention.parameters()));
-  }
+  check_scoring_gradients(attention, "BilinearAttention");
 }
 
 // With equal lengths and W = I the bilinear score is the unscaled dot product: the weights
@@ -411,7 +307,7 @@ BOOST_AUTO_TEST_CASE(bilinear_attention_with_identity_is_dot_product) {
   const Tensor a = bilinear(q, k, v, book_valid_lens());
   const Tensor b = dot(q * 2.0f, k, v, book_valid_lens());  // √4 = 2 undoes the scaling
   expect_near(a, b.to_vector(), 1e-5f);
-  check_weights_masked(bilinear.attention_weights, {2, 2, 2, 6, 6, 6});
+  d2l_test::expect_masked_rows(bilinear.attention_weights, {2, 2, 2, 6, 6, 6});
 }
 
 BOOST_AUTO_TEST_CASE(bilinear_attention_errors) {

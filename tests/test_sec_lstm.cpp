@@ -53,19 +53,11 @@ BOOST_AUTO_TEST_CASE(lstm_matches_pytorch) {
   // 0.8 sin(0.7 i + off), off = k, 10, 20, 30; the expected values were printed once by
   // tests/lstm_torch.py (Debian's python3-torch): nn.LSTM(3, 2, num_layers=2), the same
   // fill, lstm(X, (h0, c0)).
-  auto det = [](const Shape& shape, float off) {
-    Tensor t = d2l::empty(shape);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = 0.8f * std::sin(0.7f * static_cast<float>(i) + off);
-    return t;
-  };
   d2l::LSTM lstm(3, 2, 2);
-  int k = 0;
-  for (Tensor& p : lstm.parameters()) {
-    const Tensor v = det(p.shape(), static_cast<float>(k++));
-    std::copy(v.data(), v.data() + v.numel(), p.data());
-  }
+  d2l_test::sine_fill_parameters(lstm.parameters());
   d2l::NoGrad no_grad;
-  auto [out, state] = lstm(det({4, 2, 3}, 10.0f), {det({2, 2, 2}, 20.0f), det({2, 2, 2}, 30.0f)});
+  using d2l_test::sine_fill;
+  auto [out, state] = lstm(sine_fill({4, 2, 3}, 10.0f), {sine_fill({2, 2, 2}, 20.0f), sine_fill({2, 2, 2}, 30.0f)});
   const std::vector<float> want_out{0.078283f, 0.026672f,  0.086322f, -0.027612f, 0.155661f, -0.024362f,
                                     0.126208f, -0.115704f, 0.159463f, -0.035791f, 0.117430f, -0.086672f,
                                     0.159375f, -0.108648f, 0.134375f, -0.065801f};
@@ -85,23 +77,8 @@ BOOST_AUTO_TEST_CASE(lstm_matches_pytorch) {
 BOOST_AUTO_TEST_CASE(lstm_parameters_as_pytorch) {
   d2l::manual_seed(2);
   d2l::LSTM lstm(5, 4, 2, 0.5f);
-  std::vector<std::string> names;
-  for (auto& [name, p] : lstm.named_parameters()) names.push_back(name);
-  BOOST_TEST(names == (std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
-                                                "weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1"}),
-             tt::per_element());
-  BOOST_TEST(lstm.weight_ih[0].shape() == (Shape{16, 5}));
-  BOOST_TEST(lstm.weight_ih[1].shape() == (Shape{16, 4}));
-  BOOST_TEST(lstm.weight_hh[1].shape() == (Shape{16, 4}));
-  BOOST_TEST(lstm.bias_hh[0].shape() == (Shape{16}));
+  d2l_test::expect_pytorch_rnn_parameters(lstm.named_parameters(), 5, 4, 4);
   BOOST_TEST(lstm.extra_repr() == "5, 4, num_layers=2, dropout=0.5");
-  float lo = 1, hi = -1;  // U(-1/√4, 1/√4) = U(-0.5, 0.5)
-  for (const Tensor& p : lstm.parameters())
-    for (float v : p.to_vector()) lo = std::min(lo, v), hi = std::max(hi, v);
-  BOOST_TEST(lo >= -0.5f);
-  BOOST_TEST(hi <= 0.5f);
-  BOOST_TEST(lo < -0.4f);
-  BOOST_TEST(hi > 0.4f);
 }
 
 BOOST_AUTO_TEST_CASE(gradcheck_lstm_all_parameters_multilayer) {

@@ -146,26 +146,9 @@ BOOST_AUTO_TEST_CASE(attend_masked_pads_get_zero_weight) {
   const Tensor A = d2l::normal(0, 1, {2, 3, 4}), B = d2l::normal(0, 1, {2, 4, 4});
   const std::vector<int64_t> lA = {3, 2}, lB = {2, 4};
   attend(A, B, d2l::tensor({3, 2}), d2l::tensor({2, 4}));
-  for (int64_t b = 0; b < 2; ++b) {
-    for (int64_t i = 0; i < 3; ++i) {  // beta_weights (2, 3, 4): hypothesis pads j >= lB[b]
-      double s = 0;
-      for (int64_t j = 0; j < 4; ++j) {
-        const float w = attend.beta_weights.data()[(b * 3 + i) * 4 + j];
-        if (j >= lB[b]) BOOST_CHECK_EQUAL(w, 0.0f);
-        s += w;
-      }
-      BOOST_CHECK_SMALL(s - 1.0, 1e-6);
-    }
-    for (int64_t j = 0; j < 4; ++j) {  // alpha_weights (2, 4, 3): premise pads i >= lA[b]
-      double s = 0;
-      for (int64_t i = 0; i < 3; ++i) {
-        const float w = attend.alpha_weights.data()[(b * 4 + j) * 3 + i];
-        if (i >= lA[b]) BOOST_CHECK_EQUAL(w, 0.0f);
-        s += w;
-      }
-      BOOST_CHECK_SMALL(s - 1.0, 1e-6);
-    }
-  }
+  // beta_weights (2, 3, 4) mask the hypothesis's pads, alpha_weights (2, 4, 3) the premise's.
+  d2l_test::expect_masked_rows(attend.beta_weights, {lB[0], lB[0], lB[0], lB[1], lB[1], lB[1]});
+  d2l_test::expect_masked_rows(attend.alpha_weights, {lA[0], lA[0], lA[0], lA[0], lA[1], lA[1], lA[1], lA[1]});
   // Unmasked (the book), every weight is positive.
   attend(A, B);
   for (float w : attend.beta_weights.to_vector()) BOOST_CHECK_GT(w, 0.0f);
@@ -180,6 +163,20 @@ BOOST_AUTO_TEST_CASE(attend_masked_pads_get_zero_weight) {
 constexpr float kMargin = 0.01f;
 constexpr uint64_t kMaxDraws = 10000;  // a bound, so a structural kink fails instead of looping
 
+// Runs attempt() on seeds first, first + 1, ... (each set by manual_seed) until it finds a draw
+// off the kinks: it returns false to ask for the next draw, true once it has run its checks.
+template <class F>
+void on_first_draw_off_kinks(uint64_t first, const std::string& what, F attempt) {
+  for (uint64_t seed = first; seed < first + kMaxDraws; ++seed) {
+    d2l::manual_seed(seed);
+    if (attempt()) {
+      BOOST_TEST_MESSAGE(what << ": seed " << seed);
+      return;
+    }
+  }
+  BOOST_FAIL(what << ": no draw off the ReLU kinks");
+}
+
 // Smallest |pre-activation| of the two ReLUs of an mlp on x (eval mode, no graph).
 float min_abs_preactivation(const d2l::mlp& net, const Tensor& x) {
   d2l::NoGrad no_grad;
@@ -192,14 +189,11 @@ float min_abs_preactivation(const d2l::mlp& net, const Tensor& x) {
 }
 
 BOOST_AUTO_TEST_CASE(gradcheck_attend) {
-  for (uint64_t seed = 100;; ++seed) {
-    BOOST_REQUIRE_MESSAGE(seed < 100 + kMaxDraws, "no draw off the ReLU kinks");
-    d2l::manual_seed(seed);
+  on_first_draw_off_kinks(100, "Attend", [&] {
     d2l::Attend attend(4, 5);
     attend.eval();
     const Tensor A = d2l::normal(0, 1, {2, 3, 4}), B = d2l::normal(0, 1, {2, 4, 4});
-    if (std::min(min_abs_preactivation(attend.f, A), min_abs_preactivation(attend.f, B)) < kMargin) continue;
-    BOOST_TEST_MESSAGE("Attend: seed " << seed);
+    if (std::min(min_abs_preactivation(attend.f, A), min_abs_preactivation(attend.f, B)) < kMargin) return false;
     BOOST_CHECK(d2l::test::gradcheck(
         [&](std::vector<Tensor>& x) {
           const auto o = attend(x[0], x[1]);
@@ -212,37 +206,32 @@ BOOST_AUTO_TEST_CASE(gradcheck_attend) {
           return both(o.beta, o.alpha);
         },
         {A, B}, "Attend masked", attend.parameters()));
-    break;
-  }
+    return true;
+  });
 }
 
 BOOST_AUTO_TEST_CASE(gradcheck_compare) {
-  for (uint64_t seed = 200;; ++seed) {
-    BOOST_REQUIRE_MESSAGE(seed < 200 + kMaxDraws, "no draw off the ReLU kinks");
-    d2l::manual_seed(seed);
+  on_first_draw_off_kinks(200, "Compare", [&] {
     d2l::Compare compare(8, 5);
     compare.eval();
     std::vector<Tensor> in = {d2l::normal(0, 1, {2, 3, 4}), d2l::normal(0, 1, {2, 4, 4}), d2l::normal(0, 1, {2, 3, 4}),
                               d2l::normal(0, 1, {2, 4, 4})};
     if (std::min(min_abs_preactivation(compare.g, d2l::concat({in[0], in[2]}, 2)),
                  min_abs_preactivation(compare.g, d2l::concat({in[1], in[3]}, 2))) < kMargin)
-      continue;
-    BOOST_TEST_MESSAGE("Compare: seed " << seed);
+      return false;
     BOOST_CHECK(d2l::test::gradcheck(
         [&](std::vector<Tensor>& x) {
           const auto o = compare(x[0], x[1], x[2], x[3]);
           return both(o.V_A, o.V_B);
         },
         in, "Compare", compare.parameters()));
-    break;
-  }
+    return true;
+  });
 }
 
 BOOST_AUTO_TEST_CASE(gradcheck_aggregate) {
   const Tensor lA = d2l::tensor({2, 3}), lB = d2l::tensor({4, 1});
-  for (uint64_t seed = 300;; ++seed) {
-    BOOST_REQUIRE_MESSAGE(seed < 300 + kMaxDraws, "no draw off the ReLU kinks");
-    d2l::manual_seed(seed);
+  on_first_draw_off_kinks(300, "Aggregate", [&] {
     d2l::Aggregate aggregate(10, 6, 3);
     aggregate.eval();
     const Tensor V_A = d2l::normal(0, 1, {2, 3, 5}), V_B = d2l::normal(0, 1, {2, 4, 5});
@@ -252,8 +241,7 @@ BOOST_AUTO_TEST_CASE(gradcheck_aggregate) {
     };
     if (std::min(min_abs_preactivation(aggregate.h, h_input(false)), min_abs_preactivation(aggregate.h, h_input(true))) <
         kMargin)
-      continue;
-    BOOST_TEST_MESSAGE("Aggregate: seed " << seed);
+      return false;
     BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return aggregate(x[0], x[1]); }, {V_A, V_B},
                                      "Aggregate", aggregate.parameters()));
     BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>& x) { return aggregate(x[0], x[1], lA, lB); },
@@ -267,8 +255,8 @@ BOOST_AUTO_TEST_CASE(gradcheck_aggregate) {
       BOOST_CHECK_EQUAL(vb.grad().data()[(1 * 4 + 3) * 5 + k], 0.0f);  // batch 1, position 3 >= 1
       BOOST_CHECK_NE(va.grad().data()[(0 * 3 + 1) * 5 + k], 0.0f);     // a kept position
     }
-    break;
-  }
+    return true;
+  });
 }
 
 // The smallest |pre-activation| over the model's six ReLUs (f on A and B, g on both
@@ -293,13 +281,10 @@ BOOST_AUTO_TEST_CASE(gradcheck_decomposable_attention) {
   const Tensor P = token_ids(vocab, {{"a", "b", "c", "<pad>"}, {"d", "<pad>", "<pad>", "<pad>"}});
   const Tensor H = token_ids(vocab, {{"e", "a", "<pad>"}, {"b", "c", "d"}});
   for (bool mask_pad : {false, true})
-    for (uint64_t seed = 400;; ++seed) {
-      BOOST_REQUIRE_MESSAGE(seed < 400 + kMaxDraws, "no draw off the ReLU kinks");
-      d2l::manual_seed(seed);
+    on_first_draw_off_kinks(400, std::string("DecomposableAttention mask_pad ") + (mask_pad ? "1" : "0"), [&] {
       d2l::DecomposableAttention net(vocab.size(), 4, 5, 4, 8, 10, mask_pad, vocab["<pad>"]);
       net.eval();
-      if (min_abs_preactivation(net, P, H) < kMargin) continue;
-      BOOST_TEST_MESSAGE("DecomposableAttention mask_pad " << mask_pad << ": seed " << seed);
+      if (min_abs_preactivation(net, P, H) < kMargin) return false;
       BOOST_TEST((net(P, H).shape() == Shape{2, 3}));
       BOOST_CHECK(d2l::test::gradcheck([&](std::vector<Tensor>&) { return net(P, H); }, {},
                                        mask_pad ? "DecomposableAttention mask_pad" : "DecomposableAttention",
@@ -312,8 +297,8 @@ BOOST_AUTO_TEST_CASE(gradcheck_decomposable_attention) {
       for (int64_t k = 0; k < 4; ++k) pad_grad += std::fabs(g.data()[net.pad_idx * 4 + k]);
       if (mask_pad) BOOST_CHECK_EQUAL(pad_grad, 0.0);
       else BOOST_CHECK_GT(pad_grad, 1e-6);
-      break;
-    }
+      return true;
+    });
 }
 
 // --- padding ---------------------------------------------------------------------------------

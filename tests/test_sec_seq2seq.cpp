@@ -103,19 +103,10 @@ BOOST_AUTO_TEST_CASE(gru_matches_pytorch) {
   // Every parameter k (in named_parameters order), X and H0 filled with 0.8 sin(0.7 i + off),
   // off = k, 10, 20; the expected values were printed by Debian's torch 1.13:
   //   g = torch.nn.GRU(3, 2, 2); p.copy_(det(p.shape, k)) for each parameter; g(X, H0)
-  auto det = [](const Shape& shape, float off) {
-    Tensor t = d2l::empty(shape);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = 0.8f * std::sin(0.7f * static_cast<float>(i) + off);
-    return t;
-  };
   d2l::GRU gru(3, 2, 2);
-  int k = 0;
-  for (Tensor& p : gru.parameters()) {
-    const Tensor v = det(p.shape(), static_cast<float>(k++));
-    std::copy(v.data(), v.data() + v.numel(), p.data());
-  }
+  d2l_test::sine_fill_parameters(gru.parameters());
   d2l::NoGrad no_grad;
-  auto [out, state] = gru(det({4, 2, 3}, 10.0f), det({2, 2, 2}, 20.0f));
+  auto [out, state] = gru(d2l_test::sine_fill({4, 2, 3}, 10.0f), d2l_test::sine_fill({2, 2, 2}, 20.0f));
   const std::vector<float> want_out{-0.311503f, -0.769168f, -0.007417f, 0.018853f, 0.162080f, -0.628493f,
                                     0.023937f,  -0.089299f, 0.395956f,  -0.336268f, 0.187066f, -0.071671f,
                                     0.355648f,  -0.350815f, 0.317606f,  0.069692f};
@@ -129,22 +120,7 @@ BOOST_AUTO_TEST_CASE(gru_matches_pytorch) {
 BOOST_AUTO_TEST_CASE(gru_parameters_as_pytorch) {
   d2l::manual_seed(2);
   d2l::GRU gru(5, 4, 2, 0.5f);
-  std::vector<std::string> names;
-  for (auto& [name, p] : gru.named_parameters()) names.push_back(name);
-  BOOST_TEST(names == (std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
-                                                "weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1"}),
-             tt::per_element());
-  BOOST_TEST(gru.weight_ih[0].shape() == (Shape{12, 5}));
-  BOOST_TEST(gru.weight_ih[1].shape() == (Shape{12, 4}));
-  BOOST_TEST(gru.weight_hh[1].shape() == (Shape{12, 4}));
-  BOOST_TEST(gru.bias_hh[0].shape() == (Shape{12}));
-  float lo = 1, hi = -1;  // U(-1/√4, 1/√4) = U(-0.5, 0.5)
-  for (const Tensor& p : gru.parameters())
-    for (float v : p.to_vector()) lo = std::min(lo, v), hi = std::max(hi, v);
-  BOOST_TEST(lo >= -0.5f);
-  BOOST_TEST(hi <= 0.5f);
-  BOOST_TEST(lo < -0.4f);
-  BOOST_TEST(hi > 0.4f);
+  d2l_test::expect_pytorch_rnn_parameters(gru.named_parameters(), 5, 4, 3);
 }
 
 BOOST_AUTO_TEST_CASE(gru_dropout_between_layers_only) {

@@ -4,9 +4,11 @@
 #pragma once
 #include <boost/test/unit_test.hpp>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +53,97 @@ inline void expect_near(const d2l::Tensor& t, const std::vector<float>& want, fl
   BOOST_REQUIRE_EQUAL(t.numel(), static_cast<int64_t>(want.size()));
   for (size_t i = 0; i < want.size(); ++i)
     BOOST_TEST(std::fabs(t.data()[i] - want[i]) <= tol, "element " << i << ": " << t.data()[i] << " vs " << want[i]);
+}
+
+// The numbers on the first line of `text` that starts with `prefix`, after the prefix: words
+// are skipped, and so are the characters of `trailing` at a word's end ("12.3 s," -> 12.3 with
+// trailing ",s"). The test fails when no line starts with the prefix.
+inline std::vector<double> numbers_after(const std::string& text, const std::string& prefix,
+                                         const std::string& trailing) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) {
+      std::vector<double> v;
+      std::istringstream words(line.substr(prefix.size()));
+      for (std::string w; words >> w;) {
+        while (!w.empty() && trailing.find(w.back()) != std::string::npos) w.pop_back();
+        char* end = nullptr;
+        const double x = std::strtod(w.c_str(), &end);
+        if (!w.empty() && end && *end == '\0') v.push_back(x);
+      }
+      return v;
+    }
+  BOOST_FAIL("no line starts with '" << prefix << "' in:\n" << text);
+  return {};
+}
+
+// Attention weights w (..., keys): each row r sums to 1 and is exactly 0 from key
+// row_len[r] on (a masked key gets no weight at all).
+inline void expect_masked_rows(const d2l::Tensor& w, const std::vector<int64_t>& row_len) {
+  const int64_t K = w.shape().back(), R = w.numel() / K;
+  BOOST_REQUIRE_EQUAL(static_cast<int64_t>(row_len.size()), R);
+  for (int64_t r = 0; r < R; ++r) {
+    double s = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const float v = w.data()[r * K + k];
+      if (k >= row_len[r]) BOOST_CHECK_EQUAL(v, 0.0f);
+      s += v;
+    }
+    BOOST_CHECK_SMALL(s - 1.0, 1e-6);
+  }
+}
+
+// The deterministic fill of the RNN checks against PyTorch (tests/lstm_torch.py): element i
+// of a tensor is 0.8 sin(0.7 i + off); the k-th parameter (registration order) gets off = k.
+inline d2l::Tensor sine_fill(const d2l::Shape& shape, float off) {
+  d2l::Tensor t = d2l::empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = 0.8f * std::sin(0.7f * static_cast<float>(i) + off);
+  return t;
+}
+inline void sine_fill_parameters(std::vector<d2l::Tensor> params) {  // handles: the model's own data
+  float k = 0;
+  for (d2l::Tensor& p : params) {
+    const d2l::Tensor v = sine_fill(p.shape(), k++);
+    std::copy(v.data(), v.data() + v.numel(), p.data());
+  }
+}
+
+// A two-layer RNN's parameters as PyTorch's nn.GRU (3 gates) / nn.LSTM (4) register them:
+// weight_ih_l0 (gates * hidden, input), weight_hh_l0 (gates * hidden, hidden), bias_ih_l0,
+// bias_hh_l0 (gates * hidden), then layer 1's, whose input is the hidden state; every value
+// drawn from PyTorch's U(-1/sqrt(hidden), 1/sqrt(hidden)) and spread over it (many draws
+// reach past 80% of the bound).
+inline void expect_pytorch_rnn_parameters(const std::vector<std::pair<std::string, d2l::Tensor>>& named,
+                                          int64_t input, int64_t hidden, int64_t gates) {
+  std::vector<std::string> names;
+  for (const auto& np : named) names.push_back(np.first);
+  BOOST_TEST(names == (std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
+                                                "weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1"}),
+             boost::test_tools::per_element());
+  BOOST_REQUIRE_EQUAL(named.size(), 8u);
+  const int64_t g = gates * hidden;
+  const d2l::Shape want[] = {{g, input}, {g, hidden}, {g}, {g}, {g, hidden}, {g, hidden}, {g}, {g}};
+  for (size_t i = 0; i < 8; ++i) BOOST_TEST(named[i].second.shape() == want[i], named[i].first);
+  const float bound = 1.0f / std::sqrt(static_cast<float>(hidden));
+  float lo = 1, hi = -1;
+  for (const auto& np : named)
+    for (float v : np.second.to_vector()) lo = std::min(lo, v), hi = std::max(hi, v);
+  BOOST_TEST(lo >= -bound);
+  BOOST_TEST(hi <= bound);
+  BOOST_TEST(lo < -0.8f * bound);
+  BOOST_TEST(hi > 0.8f * bound);
+}
+
+// Sends sig to a stopped child process, lets it continue, and checks that the signal ended
+// it and that it left no temporary (a ".tmp" name) anywhere under dir.
+inline void end_stopped_child(pid_t pid, int sig, const fs::path& dir) {
+  ::kill(pid, sig);
+  ::kill(pid, SIGCONT);
+  int status = 0;
+  BOOST_REQUIRE(::waitpid(pid, &status, 0) == pid);
+  BOOST_CHECK_MESSAGE(WIFSIGNALED(status) && WTERMSIG(status) == sig, "status " << status);
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    BOOST_CHECK_MESSAGE(e.path().string().find(".tmp") == std::string::npos, "left " << e.path());
 }
 
 // The gradient backward() left in t; the test stops if none reached it.
@@ -207,6 +300,14 @@ inline boost::test_tools::assertion_result openmp_build(boost::unit_test::test_u
 #endif
 }
 
+// True when the shell command (e.g. "command -v dot") exits 0; else skipped with `missing`.
+inline boost::test_tools::assertion_result command_succeeds(const std::string& command, const std::string& missing) {
+  if (std::system(("{ " + command + "; } >/dev/null 2>&1").c_str()) == 0) return true;
+  boost::test_tools::assertion_result r(false);
+  r.message() << missing;
+  return r;
+}
+
 inline boost::test_tools::assertion_result file_present(const std::string& path) {
   if (std::ifstream(path)) return true;
   boost::test_tools::assertion_result r(false);
@@ -222,7 +323,7 @@ inline boost::test_tools::assertion_result file_present(const std::string& path)
 // numbers belong to one particular file name that file; the others take the first found.
 const char* const kMadeData = "data";
 const char* const kSharedData = "../shared/data";
-// The shared fra-eng corpus (its own numbers are in test_nmt_data), the book's from
+// The shared fra-eng corpus (its own numbers are in test_tools_nmt_data.cpp), the book's from
 // `make data`, and the one bundled with the repository.
 const char* const kRealFra = "../shared/data/fra-eng/fra.txt";
 const char* const kMadeFra = "data/fra-eng/fra.txt";

@@ -5,29 +5,12 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "core/io/utf8.h"
+
 namespace d2l {
 namespace {
 
 constexpr int kMaxDepth = 64;
-
-// Appends code point cp as UTF-8.
-void put_utf8(std::string& s, uint32_t cp) {
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 struct Parser {
   const std::string& s;
@@ -106,7 +89,7 @@ struct Parser {
             if (low < 0xDC00 || low > 0xDFFF) fail("high surrogate not followed by a low one");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
           }
-          put_utf8(out, cp);
+          append_utf8(out, cp);
           break;
         }
         default: fail(std::string("unknown escape '\\") + e + "'");
@@ -211,29 +194,6 @@ const char* JsonValue::kind_name() const {
     case Kind::object: return "an object";
   }
   return "?";
-}
-
-int64_t first_invalid_utf8(const std::string& text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    const unsigned char c = p[i];
-    size_t len;
-    uint32_t cp, min;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F, min = 0x80;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F, min = 0x800;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07, min = 0x10000;
-    else return static_cast<int64_t>(i);
-    if (n - i < len) return static_cast<int64_t>(i);
-    for (size_t k = 1; k < len; ++k) {
-      if ((p[i + k] & 0xC0) != 0x80) return static_cast<int64_t>(i);
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return static_cast<int64_t>(i);
-    i += len;
-  }
-  return -1;
 }
 
 // Where the (max_keys + 1)-th key ends, or npos: a key is followed by ':' outside a string,

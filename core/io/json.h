@@ -36,10 +36,6 @@ struct JsonValue {
 // than max_keys object keys in the whole document ("byte N: more than K keys ...").
 JsonValue parse_json(const std::string& text, uint64_t max_keys = UINT64_MAX);
 
-// The byte offset of the first invalid UTF-8 sequence (overlong forms, surrogates and code
-// points past U+10FFFF included), or -1 when the text is valid UTF-8.
-int64_t first_invalid_utf8(const std::string& text);
-
 // Input quoted for an error message: between `quote` characters, control characters, the
 // quote, backslashes and bytes that are not valid UTF-8 escaped (\n, \u001b, \xff), and a
 // value longer than max_bytes cut there with its length given: "aaaa..." (52428800 bytes).

@@ -10,6 +10,7 @@
 
 #include "core/io/files.h"
 #include "core/io/json.h"
+#include "core/io/utf8.h"
 #include "core/nn/module.h"
 
 namespace d2l {

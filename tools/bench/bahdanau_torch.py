@@ -11,48 +11,6 @@ test dependency. Run from the repository root:
 
 import torch_common as d2l  # sets OPENBLAS_NUM_THREADS from --threads first
 import torch
-from torch import nn
-
-
-class Seq2SeqAttentionDecoder(d2l.AttentionDecoder):
-    """GRU decoder whose context at step t' is additive attention with the
-    previous last-layer hidden state as query and the encoder outputs as keys
-    and values; the GRU input is concat(context, embedding)."""
-    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers,
-                 dropout=0):
-        super().__init__()
-        self.attention = d2l.AdditiveAttention(num_hiddens, num_hiddens,
-                                               num_hiddens, dropout)
-        self.embedding = nn.Embedding(vocab_size, embed_size)
-        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers,
-                          dropout=dropout)
-        self.dense = nn.Linear(num_hiddens, vocab_size)
-
-    def init_state(self, enc_outputs, enc_valid_lens, *args):
-        outputs, hidden_state = enc_outputs
-        # keys/values (batch, steps, h); the decoder starts from the
-        # encoder's final state (layers, batch, h).
-        return (outputs.permute(1, 0, 2), hidden_state, enc_valid_lens)
-
-    def forward(self, X, state):
-        enc_outputs, hidden_state, enc_valid_lens = state
-        X = self.embedding(X).permute(1, 0, 2)  # (steps, batch, embed)
-        outputs, self._attention_weights = [], []
-        for x in X:
-            query = hidden_state[-1].unsqueeze(1)  # (batch, 1, h)
-            context = self.attention(query, enc_outputs, enc_outputs,
-                                     enc_valid_lens)
-            x = torch.cat((context, x.unsqueeze(1)), dim=-1)
-            out, hidden_state = self.rnn(x.permute(1, 0, 2), hidden_state)
-            outputs.append(out)
-            self._attention_weights.append(self.attention.attention_weights)
-        outputs = self.dense(torch.cat(outputs, dim=0))
-        return outputs.permute(1, 0, 2), [enc_outputs, hidden_state,
-                                          enc_valid_lens]
-
-    @property
-    def attention_weights(self):
-        return self._attention_weights
 
 
 def main():
@@ -73,8 +31,8 @@ def main():
         batch_size, num_steps, path=args.data)
     encoder = d2l.Seq2SeqEncoder(len(src_vocab), embed_size, num_hiddens,
                                  num_layers, dropout)
-    decoder = Seq2SeqAttentionDecoder(len(tgt_vocab), embed_size, num_hiddens,
-                                      num_layers, dropout)
+    decoder = d2l.Seq2SeqAttentionDecoder(len(tgt_vocab), embed_size,
+                                          num_hiddens, num_layers, dropout)
     net = d2l.EncoderDecoder(encoder, decoder)
     loss, speed = d2l.train_seq2seq(net, train_iter, lr, epochs, tgt_vocab,
                                     device, args.log_every)

@@ -41,6 +41,7 @@
 #include "core/nn/optim.h"
 #include "core/random.h"
 #include "layers/natural_language_inference_attention.h"
+#include "tools/bench/bench_util.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -267,14 +268,7 @@ double nli_step_seconds(int threads, int steps) {
     l.backward();
     trainer.step();
   };
-  step();
-  std::vector<double> t;
-  for (int s = 0; s < steps; ++s) {
-    const double t0 = now();
-    step();
-    t.push_back(now() - t0);
-  }
-  return median(t);
+  return d2l::bench::median_time(steps, step, now);
 }
 
 // The NLI model against its GEMM limit, alternating the two measurements round by round.

@@ -37,29 +37,18 @@
 #include "core/kernels/elementwise.h"
 #include "core/ops.h"
 #include "core/random.h"
+#include "tools/bench/bench_util.h"
 
 using namespace d2l;
 
 namespace {
 
-double thread_cpu_ms() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
+using bench::thread_cpu_ms;
 
 // Median thread-CPU milliseconds of `reps` calls of f, after one warm-up call.
 template <class F>
 double median_cpu_ms(int reps, F f) {
-  f();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    const double t0 = thread_cpu_ms();
-    f();
-    t.push_back(thread_cpu_ms() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return bench::median_time(reps, f, thread_cpu_ms);
 }
 
 // The same, timing only `timed` in each run, after an untimed `setup` that returns its input.

@@ -18,7 +18,6 @@ import time
 
 import torch_common as d2l  # sets OPENBLAS_NUM_THREADS from --threads first
 import torch
-from bahdanau_torch import Seq2SeqAttentionDecoder
 
 
 def main():
@@ -28,7 +27,7 @@ def main():
     vocab_size, embed_size, num_hiddens, num_layers = 5000, 256, 512, 2
     encoder = d2l.Seq2SeqEncoder(vocab_size, embed_size, num_hiddens,
                                  num_layers)
-    decoder = Seq2SeqAttentionDecoder(vocab_size, embed_size, num_hiddens,
+    decoder = d2l.Seq2SeqAttentionDecoder(vocab_size, embed_size, num_hiddens,
                                       num_layers, dropout=0.1)
     encoder.train()
     decoder.train()

@@ -1,8 +1,11 @@
-"""Shared helpers of the PyTorch comparison scripts in tools/bench/.
+"""The book's PyTorch code, written once: the models and d2l helpers that the
+comparison scripts of tools/bench/, tools/scripts/crossover_torch.py and
+tests/module_repr_torch.py build on.
 
-These scripts are NOT part of the C++ build or tests: they exist so that our
-numbers can be set beside PyTorch's (Debian python3-torch, CPU) on the same
-data, machine and thread count. Run them from the repository root with
+None of it is part of the C++ build or tests: it exists so that our numbers
+can be set beside PyTorch's (Debian python3-torch, CPU) on the same data,
+machine and thread count, and so that a model crosses over with the book's
+parameter names. Run the scripts from the repository root with
 /usr/bin/python3.
 
 Everything here re-implements, in our own code, the d2l package helpers the
@@ -17,9 +20,13 @@ defaults and arithmetic:
   15.4 natural-language-inference-and-dataset: read_snli (for the simple TSV
       export in ../shared/data/snli/), tokenize_snli, SNLIDataset,
       load_data_snli
-  plus Timer, Accumulator, Encoder/Decoder/EncoderDecoder, masked_softmax,
-  AdditiveAttention, DotProductAttention, MultiHeadAttention,
-  PositionalEncoding, Seq2SeqEncoder.
+  13.x / 15.5: train_ch13, predict_snli
+  plus Timer, Accumulator, Encoder/Decoder/EncoderDecoder, Seq2SeqEncoder,
+and the book's models: masked_softmax, AdditiveAttention, DotProductAttention
+(10.3), NWKernelRegression (10.2), Seq2SeqAttentionDecoder (10.4),
+MultiHeadAttention (10.5), PositionalEncoding (10.6), PositionWiseFFN,
+AddNorm, EncoderBlock, TransformerEncoder, DecoderBlock, TransformerDecoder
+(10.7), and mlp, Attend, Compare, Aggregate, DecomposableAttention (15.5).
 
 Threads: Debian's torch links the pthread build of OpenBLAS, whose thread
 count is read from OPENBLAS_NUM_THREADS when the library loads;
@@ -576,6 +583,203 @@ class PositionalEncoding(nn.Module):
         return self.dropout(X)
 
 
+# --------------------------------------------- the book's models (10.2-10.7)
+
+class NWKernelRegression(nn.Module):
+    """10.2's parametric attention pooling, as the book writes it."""
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.rand((1,), requires_grad=True))
+
+    def forward(self, queries, keys, values):
+        queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]))
+        self.attention_weights = F.softmax(-((queries - keys) * self.w) ** 2 / 2, dim=1)
+        return torch.bmm(self.attention_weights.unsqueeze(1), values.unsqueeze(-1)).reshape(-1)
+
+
+class Seq2SeqAttentionDecoder(AttentionDecoder):
+    """GRU decoder whose context at step t' is additive attention with the
+    previous last-layer hidden state as query and the encoder outputs as keys
+    and values; the GRU input is concat(context, embedding)."""
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers,
+                 dropout=0):
+        super().__init__()
+        self.attention = AdditiveAttention(num_hiddens, num_hiddens,
+                                               num_hiddens, dropout)
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers,
+                          dropout=dropout)
+        self.dense = nn.Linear(num_hiddens, vocab_size)
+
+    def init_state(self, enc_outputs, enc_valid_lens, *args):
+        outputs, hidden_state = enc_outputs
+        # keys/values (batch, steps, h); the decoder starts from the
+        # encoder's final state (layers, batch, h).
+        return (outputs.permute(1, 0, 2), hidden_state, enc_valid_lens)
+
+    def forward(self, X, state):
+        enc_outputs, hidden_state, enc_valid_lens = state
+        X = self.embedding(X).permute(1, 0, 2)  # (steps, batch, embed)
+        outputs, self._attention_weights = [], []
+        for x in X:
+            query = hidden_state[-1].unsqueeze(1)  # (batch, 1, h)
+            context = self.attention(query, enc_outputs, enc_outputs,
+                                     enc_valid_lens)
+            x = torch.cat((context, x.unsqueeze(1)), dim=-1)
+            out, hidden_state = self.rnn(x.permute(1, 0, 2), hidden_state)
+            outputs.append(out)
+            self._attention_weights.append(self.attention.attention_weights)
+        outputs = self.dense(torch.cat(outputs, dim=0))
+        return outputs.permute(1, 0, 2), [enc_outputs, hidden_state,
+                                          enc_valid_lens]
+
+    @property
+    def attention_weights(self):
+        return self._attention_weights
+
+
+class PositionWiseFFN(nn.Module):
+    """Linear, ReLU, Linear applied at every position."""
+    def __init__(self, ffn_num_input, ffn_num_hiddens, ffn_num_outputs):
+        super().__init__()
+        self.dense1 = nn.Linear(ffn_num_input, ffn_num_hiddens)
+        self.relu = nn.ReLU()
+        self.dense2 = nn.Linear(ffn_num_hiddens, ffn_num_outputs)
+
+    def forward(self, X):
+        return self.dense2(self.relu(self.dense1(X)))
+
+
+class AddNorm(nn.Module):
+    """Post-norm residual: LayerNorm(dropout(Y) + X)."""
+    def __init__(self, normalized_shape, dropout):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.ln = nn.LayerNorm(normalized_shape)
+
+    def forward(self, X, Y):
+        return self.ln(self.dropout(Y) + X)
+
+
+class EncoderBlock(nn.Module):
+    def __init__(self, key_size, query_size, value_size, num_hiddens,
+                 norm_shape, ffn_num_input, ffn_num_hiddens, num_heads,
+                 dropout, use_bias=False):
+        super().__init__()
+        self.attention = MultiHeadAttention(
+            key_size, query_size, value_size, num_hiddens, num_heads, dropout,
+            use_bias)
+        self.addnorm1 = AddNorm(norm_shape, dropout)
+        self.ffn = PositionWiseFFN(ffn_num_input, ffn_num_hiddens, num_hiddens)
+        self.addnorm2 = AddNorm(norm_shape, dropout)
+
+    def forward(self, X, valid_lens):
+        Y = self.addnorm1(X, self.attention(X, X, X, valid_lens))
+        return self.addnorm2(Y, self.ffn(Y))
+
+
+class TransformerEncoder(Encoder):
+    def __init__(self, vocab_size, key_size, query_size, value_size,
+                 num_hiddens, norm_shape, ffn_num_input, ffn_num_hiddens,
+                 num_heads, num_layers, dropout, use_bias=False):
+        super().__init__()
+        self.num_hiddens = num_hiddens
+        self.embedding = nn.Embedding(vocab_size, num_hiddens)
+        self.pos_encoding = PositionalEncoding(num_hiddens, dropout)
+        self.blks = nn.Sequential()
+        for i in range(num_layers):
+            self.blks.add_module('block' + str(i), EncoderBlock(
+                key_size, query_size, value_size, num_hiddens, norm_shape,
+                ffn_num_input, ffn_num_hiddens, num_heads, dropout, use_bias))
+
+    def forward(self, X, valid_lens, *args):
+        # Embeddings are scaled by sqrt(d) because the encoding lies in [-1, 1].
+        X = self.pos_encoding(self.embedding(X) * math.sqrt(self.num_hiddens))
+        self.attention_weights = [None] * len(self.blks)
+        for i, blk in enumerate(self.blks):
+            X = blk(X, valid_lens)
+            self.attention_weights[i] = blk.attention.attention.attention_weights
+        return X
+
+
+class DecoderBlock(nn.Module):
+    """Block i of the decoder. state[2][i] caches this block's inputs of all
+    steps so far (prediction); in training the whole target is given at once
+    and the causal mask is valid_lens 1..T for every row."""
+    def __init__(self, key_size, query_size, value_size, num_hiddens,
+                 norm_shape, ffn_num_input, ffn_num_hiddens, num_heads,
+                 dropout, i):
+        super().__init__()
+        self.i = i
+        self.attention1 = MultiHeadAttention(
+            key_size, query_size, value_size, num_hiddens, num_heads, dropout)
+        self.addnorm1 = AddNorm(norm_shape, dropout)
+        self.attention2 = MultiHeadAttention(
+            key_size, query_size, value_size, num_hiddens, num_heads, dropout)
+        self.addnorm2 = AddNorm(norm_shape, dropout)
+        self.ffn = PositionWiseFFN(ffn_num_input, ffn_num_hiddens, num_hiddens)
+        self.addnorm3 = AddNorm(norm_shape, dropout)
+
+    def forward(self, X, state):
+        enc_outputs, enc_valid_lens = state[0], state[1]
+        if state[2][self.i] is None:
+            key_values = X
+        else:
+            key_values = torch.cat((state[2][self.i], X), dim=1)
+        state[2][self.i] = key_values
+        if self.training:
+            batch_size, num_steps, _ = X.shape
+            dec_valid_lens = torch.arange(
+                1, num_steps + 1, device=X.device).repeat(batch_size, 1)
+        else:
+            dec_valid_lens = None
+        X2 = self.attention1(X, key_values, key_values, dec_valid_lens)
+        Y = self.addnorm1(X, X2)
+        Y2 = self.attention2(Y, enc_outputs, enc_outputs, enc_valid_lens)
+        Z = self.addnorm2(Y, Y2)
+        return self.addnorm3(Z, self.ffn(Z)), state
+
+
+class TransformerDecoder(AttentionDecoder):
+    def __init__(self, vocab_size, key_size, query_size, value_size,
+                 num_hiddens, norm_shape, ffn_num_input, ffn_num_hiddens,
+                 num_heads, num_layers, dropout, pe_offset=False):
+        super().__init__()
+        self.num_hiddens = num_hiddens
+        self.num_layers = num_layers
+        self.pe_offset = pe_offset
+        self.embedding = nn.Embedding(vocab_size, num_hiddens)
+        self.pos_encoding = PositionalEncoding(num_hiddens, dropout)
+        self.blks = nn.Sequential()
+        for i in range(num_layers):
+            self.blks.add_module('block' + str(i), DecoderBlock(
+                key_size, query_size, value_size, num_hiddens, norm_shape,
+                ffn_num_input, ffn_num_hiddens, num_heads, dropout, i))
+        self.dense = nn.Linear(num_hiddens, vocab_size)
+
+    def init_state(self, enc_outputs, enc_valid_lens, *args):
+        return [enc_outputs, enc_valid_lens, [None] * self.num_layers]
+
+    def forward(self, X, state):
+        # The book always adds positions 0.. (offset 0), also when predicting
+        # one token at a time; --pe-offset starts at the number of cached steps.
+        offset = 0
+        if self.pe_offset and state[2][0] is not None:
+            offset = state[2][0].shape[1]
+        X = self.pos_encoding(self.embedding(X) * math.sqrt(self.num_hiddens),
+                              offset)
+        self._attention_weights = [[None] * len(self.blks) for _ in range(2)]
+        for i, blk in enumerate(self.blks):
+            X, state = blk(X, state)
+            self._attention_weights[0][i] = blk.attention1.attention.attention_weights
+            self._attention_weights[1][i] = blk.attention2.attention.attention_weights
+        return self.dense(X), state
+
+    @property
+    def attention_weights(self):
+        return self._attention_weights
+
+
 # ------------------------------------------------------------ SNLI (15.4)
 
 SNLI_LABELS = ['entailment', 'contradiction', 'neutral']  # the book's 0, 1, 2
@@ -716,3 +920,124 @@ def load_data_snli(batch_size, num_steps=50, data_dir=DEFAULT_SNLI):
     train_iter = data.DataLoader(train_set, batch_size, shuffle=True)
     test_iter = data.DataLoader(test_set, batch_size, shuffle=False)
     return train_iter, test_iter, train_set.vocab
+
+
+# ------------------------------------------- decomposable attention (15.5)
+
+def mlp(num_inputs, num_hiddens, flatten):
+    """Dropout 0.2, Linear, ReLU, Dropout 0.2, Linear, ReLU (+ Flatten after
+    each ReLU when flatten, a no-op on the 2-D input of Aggregate)."""
+    layers = [nn.Dropout(0.2), nn.Linear(num_inputs, num_hiddens), nn.ReLU()]
+    if flatten:
+        layers.append(nn.Flatten(start_dim=1))
+    layers += [nn.Dropout(0.2), nn.Linear(num_hiddens, num_hiddens), nn.ReLU()]
+    if flatten:
+        layers.append(nn.Flatten(start_dim=1))
+    return nn.Sequential(*layers)
+
+
+class Attend(nn.Module):
+    """e_ij = f(a_i)^T f(b_j); beta = softmax(e) B; alpha = softmax(e^T) A.
+    Like the book, <pad> positions are not masked."""
+    def __init__(self, num_inputs, num_hiddens):
+        super().__init__()
+        self.f = mlp(num_inputs, num_hiddens, flatten=False)
+
+    def forward(self, A, B):
+        f_A, f_B = self.f(A), self.f(B)
+        e = torch.bmm(f_A, f_B.permute(0, 2, 1))  # (batch, m, n)
+        beta = torch.bmm(F.softmax(e, dim=-1), B)
+        alpha = torch.bmm(F.softmax(e.permute(0, 2, 1), dim=-1), A)
+        return beta, alpha
+
+
+class Compare(nn.Module):
+    """v_A,i = g([a_i, beta_i]), v_B,j = g([b_j, alpha_j])."""
+    def __init__(self, num_inputs, num_hiddens):
+        super().__init__()
+        self.g = mlp(num_inputs, num_hiddens, flatten=False)
+
+    def forward(self, A, B, beta, alpha):
+        return (self.g(torch.cat([A, beta], dim=2)),
+                self.g(torch.cat([B, alpha], dim=2)))
+
+
+class Aggregate(nn.Module):
+    """Sum over positions, concat, h, then a Linear to the 3 classes."""
+    def __init__(self, num_inputs, num_hiddens, num_outputs):
+        super().__init__()
+        self.h = mlp(num_inputs, num_hiddens, flatten=True)
+        self.linear = nn.Linear(num_hiddens, num_outputs)
+
+    def forward(self, V_A, V_B):
+        return self.linear(self.h(torch.cat([V_A.sum(dim=1), V_B.sum(dim=1)],
+                                            dim=1)))
+
+
+class DecomposableAttention(nn.Module):
+    def __init__(self, vocab, embed_size, num_hiddens, num_inputs_attend=100,
+                 num_inputs_compare=200, num_inputs_agg=400):
+        super().__init__()
+        self.embedding = nn.Embedding(len(vocab), embed_size)
+        self.attend = Attend(num_inputs_attend, num_hiddens)
+        self.compare = Compare(num_inputs_compare, num_hiddens)
+        self.aggregate = Aggregate(num_inputs_agg, num_hiddens, num_outputs=3)
+
+    def forward(self, X):
+        premises, hypotheses = X
+        A, B = self.embedding(premises), self.embedding(hypotheses)
+        beta, alpha = self.attend(A, B)
+        V_A, V_B = self.compare(A, B, beta, alpha)
+        return self.aggregate(V_A, V_B)
+
+
+def accuracy(y_hat, y):
+    return float((y_hat.argmax(dim=1).type(y.dtype) == y).sum())
+
+
+def evaluate_accuracy(net, data_iter):
+    net.eval()
+    metric = Accumulator(2)
+    with torch.no_grad():
+        for X, y in data_iter:
+            metric.add(accuracy(net(X), y), y.numel())
+    return metric[0] / metric[1]
+
+
+def train_ch13(net, train_iter, test_iter, loss, trainer, num_epochs):
+    """The book's train_ch13 on one CPU device: the timer covers only the
+    training batches (not loading, not evaluation); examples/sec = examples
+    of the last epoch * epochs / total timed seconds."""
+    timer = Timer()
+    timer.times.clear()
+    for epoch in range(num_epochs):
+        metric = Accumulator(4)  # loss sum, correct, examples, labels
+        for features, labels in train_iter:
+            timer.start()
+            net.train()
+            trainer.zero_grad()
+            pred = net(features)
+            l = loss(pred, labels)
+            l.sum().backward()
+            trainer.step()
+            metric.add(l.sum(), accuracy(pred, labels), labels.shape[0],
+                       labels.numel())
+            timer.stop()
+        test_acc = evaluate_accuracy(net, test_iter)
+        print(f'epoch {epoch + 1}, loss {metric[0] / metric[2]:.3f}, train acc '
+              f'{metric[1] / metric[3]:.3f}, test acc {test_acc:.3f}', flush=True)
+    train_loss, train_acc = metric[0] / metric[2], metric[1] / metric[3]
+    speed = metric[2] * num_epochs / timer.sum()
+    print(f'loss {train_loss:.3f}, train acc {train_acc:.3f}, '
+          f'test acc {test_acc:.3f}')
+    print(f'{speed:.1f} examples/sec on cpu')
+    return train_loss, train_acc, test_acc, speed
+
+
+def predict_snli(net, vocab, premise, hypothesis):
+    net.eval()
+    premise = torch.tensor(vocab[premise])
+    hypothesis = torch.tensor(vocab[hypothesis])
+    label = torch.argmax(net([premise.reshape((1, -1)),
+                              hypothesis.reshape((1, -1))]), dim=1)
+    return SNLI_LABELS[int(label)]

@@ -1,10 +1,9 @@
 #!/usr/bin/python3
 """Crossing over to PyTorch and back: the chapters' models as safetensors files.
 
-The book's PyTorch models are built by the project's own PyTorch mirrors in
-tools/bench/ (bahdanau_torch.py, transformer_torch.py, nli_torch.py, helpers
-in torch_common.py; 10.2's NWKernelRegression is written below), with the
-book's state_dict() names, which are also the names our models register: a
+The book's PyTorch models are built by the project's one PyTorch mirror of
+them, tools/bench/torch_common.py (shared with the benchmarks and the tests),
+with the book's state_dict() names, which are also the names our models register: a
 file loads on either side without renaming.
 safetensors is read and written here with json and struct only. Needs
 /usr/bin/python3 with Debian's python3-torch; run from the repository root
@@ -38,9 +37,6 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bench'))
 import torch_common as d2l  # noqa: E402  (before torch: thread settings)
-import bahdanau_torch  # noqa: E402
-import nli_torch  # noqa: E402
-import transformer_torch  # noqa: E402
 import torch  # noqa: E402
 
 ENGS = ['go .', 'i lost .', "he's calm .", "i'm home ."]
@@ -112,43 +108,31 @@ def vocab_from(tokens):
     return v
 
 
-class NWKernelRegression(torch.nn.Module):
-    """10.2's parametric attention pooling, as the book writes it."""
-    def __init__(self):
-        super().__init__()
-        self.w = torch.nn.Parameter(torch.rand((1,), requires_grad=True))
-
-    def forward(self, queries, keys, values):
-        queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]))
-        self.attention_weights = torch.nn.functional.softmax(-((queries - keys) * self.w) ** 2 / 2, dim=1)
-        return torch.bmm(self.attention_weights.unsqueeze(1), values.unsqueeze(-1)).reshape(-1)
-
-
 def build(meta):
     """The book's PyTorch model for a file's metadata, and its vocabularies."""
     kind = meta['model']
     if kind == 'nadaraya_watson':
-        return NWKernelRegression(), ()
+        return d2l.NWKernelRegression(), ()
     for variant in ('rnn', 'scoring', 'pe'):
         if variant in meta:
             raise SystemExit(f'an exercise variant ({variant}={meta[variant]}): only the book\'s models cross over')
     if kind == 'decomposable_attention':
         vocab = vocab_from(json.loads(meta['vocab.tokens']))
         e, h = int(meta['embed_size']), int(meta['num_hiddens'])
-        return nli_torch.DecomposableAttention(vocab, e, h, e, 2 * e, 2 * h), (vocab,)
+        return d2l.DecomposableAttention(vocab, e, h, e, 2 * e, 2 * h), (vocab,)
     src = vocab_from(json.loads(meta['src_vocab.tokens']))
     tgt = vocab_from(json.loads(meta['tgt_vocab.tokens']))
     dropout = float(meta['dropout'])
     if kind == 'bahdanau_attention':
         e, h, n = int(meta['embed_size']), int(meta['num_hiddens']), int(meta['num_layers'])
         encoder = d2l.Seq2SeqEncoder(len(src), e, h, n, dropout)
-        decoder = bahdanau_torch.Seq2SeqAttentionDecoder(len(tgt), e, h, n, dropout)
+        decoder = d2l.Seq2SeqAttentionDecoder(len(tgt), e, h, n, dropout)
     elif kind == 'transformer':
         h, n = int(meta['num_hiddens']), int(meta['num_layers'])
         k, q, v = int(meta['key_size']), int(meta['query_size']), int(meta['value_size'])
         ffn, heads = int(meta['ffn_num_hiddens']), int(meta['num_heads'])
-        encoder = transformer_torch.TransformerEncoder(len(src), k, q, v, h, [h], h, ffn, heads, n, dropout)
-        decoder = transformer_torch.TransformerDecoder(len(tgt), k, q, v, h, [h], h, ffn, heads, n, dropout)
+        encoder = d2l.TransformerEncoder(len(src), k, q, v, h, [h], h, ffn, heads, n, dropout)
+        decoder = d2l.TransformerDecoder(len(tgt), k, q, v, h, [h], h, ffn, heads, n, dropout)
     else:
         raise SystemExit(f'unknown model {kind!r}')
     return d2l.EncoderDecoder(encoder, decoder), (src, tgt)
@@ -182,7 +166,7 @@ def torch_outputs(meta, net, vocabs, sentences=ENGS):
                 beta = torch.softmax(e, dim=-1)                     # (1, m, n)
                 alpha = torch.softmax(e.permute(0, 2, 1), dim=-1)   # (1, n, m)
             results.append({'premise': p, 'hypothesis': q,
-                            'prediction': nli_torch.predict_snli(net, vocab, p.split(), q.split()),
+                            'prediction': d2l.predict_snli(net, vocab, p.split(), q.split()),
                             'logits': as_json(logits), 'beta': as_json(beta), 'alpha': as_json(alpha)})
         return {'results': results}
     src, tgt = vocabs

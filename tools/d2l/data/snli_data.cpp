@@ -191,17 +191,7 @@ std::string split_punctuation(const std::string& sentence) {
 std::vector<std::vector<std::string>> tokenize_words(const std::vector<std::string>& lines) {
   std::vector<std::vector<std::string>> tokens;
   tokens.reserve(lines.size());
-  for (const auto& line : lines) {
-    std::vector<std::string> words;
-    for (size_t i = 0; i < line.size();) {
-      while (i < line.size() && is_space(line[i])) ++i;
-      size_t j = i;
-      while (j < line.size() && !is_space(line[j])) ++j;
-      if (j > i) words.push_back(line.substr(i, j - i));
-      i = j;
-    }
-    tokens.push_back(std::move(words));
-  }
+  for (const auto& line : lines) tokens.push_back(split(line));
   return tokens;
 }
 

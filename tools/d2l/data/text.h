@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/io/utf8.h"  // append_utf8, utf8_decode
+
 namespace d2l {
 
 // Whole file as a string. A missing or unreadable file throws
@@ -23,8 +25,6 @@ std::string normalize_text(std::string text);
 // Drops the leading EF BB BF marks, a repeated one too (a file marked by two tools in turn,
 // or two marked files concatenated, starts with two); true if there was one.
 bool strip_utf8_bom(std::string& s);
-// Appends code point cp (at most U+10FFFF) to out as UTF-8.
-void append_utf8(std::string& out, uint32_t cp);
 
 // Throws "[validate_utf8] file:line: invalid UTF-8 at byte B (0x..)" unless `s` is
 // well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF), the same
@@ -34,6 +34,9 @@ void validate_utf8(const std::string& s, const std::string& file, int64_t line);
 // Python's s.split(sep) for a one-character separator: keeps empty fields, so
 // split("a  b", ' ') is {"a", "", "b"} and split("", ' ') is {""}.
 std::vector<std::string> split(const std::string& s, char sep);
+// Python's s.split() without a separator: the words between runs of ASCII white space
+// (" \t\n\v\f\r"), none empty, so split(" a  b\n") is {"a", "b"} and split("") is {}.
+std::vector<std::string> split(const std::string& s);
 
 // Every occurrence of `from` replaced by `to` (Python's str.replace).
 std::string replace_all(std::string s, const std::string& from, const std::string& to);

@@ -67,4 +67,11 @@ std::vector<std::string> Vocab::to_tokens(const std::vector<int64_t>& indices) c
   return tokens;
 }
 
+Tensor token_row(const Vocab& vocab, const std::vector<std::string>& tokens) {
+  const std::vector<int64_t> ids = vocab[tokens];
+  Tensor row = empty({1, static_cast<int64_t>(ids.size())});
+  for (size_t i = 0; i < ids.size(); ++i) row.data()[i] = static_cast<float>(ids[i]);
+  return row;
+}
+
 }  // namespace d2l

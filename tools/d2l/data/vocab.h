@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/tensor.h"
+
 namespace d2l {
 
 class Vocab {
@@ -38,5 +40,9 @@ class Vocab {
   std::vector<std::string> idx_to_token_;
   std::unordered_map<std::string, int64_t> token_to_idx_;
 };
+
+// The book's torch.tensor(vocab[tokens]).reshape((1, -1)) (15.5 predict_snli): the tokens'
+// ids as one row, a (1, n) tensor of float ids as the layers read them.
+Tensor token_row(const Vocab& vocab, const std::vector<std::string>& tokens);
 
 }  // namespace d2l

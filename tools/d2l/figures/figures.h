@@ -192,7 +192,7 @@ bool write_figure(const std::string& path, const std::function<void()>& draw, co
                   int line = __builtin_LINE());
 void keep_going_after_figure_errors(bool on = true);
 const std::vector<std::string>& figure_errors();
-// For the companion pages (`make book`, tools/book/): when the environment variable
+// For the companion pages (`make book`, tools/programs/book/): when the environment variable
 // D2L_BOOK_TRACE is set, every figure written as PNG is also written as SVG beside it
 // (x.png -> x.svg), which the pages show inline. Returns that SVG path, or "" when the
 // variable is unset or `path` is not a PNG.

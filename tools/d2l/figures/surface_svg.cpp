@@ -9,6 +9,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/io/utf8.h"
 #include "tools/d2l/figures/surface.h"
 
 namespace d2l {
@@ -28,36 +29,6 @@ std::string num(double v) {
   s.erase(s.find_last_not_of('0') + 1);
   if (s.back() == '.') s.pop_back();
   return s == "-0" ? "0" : s;
-}
-
-// Text for XML: the five special characters escaped; invalid UTF-8 and the characters XML
-// 1.0 forbids (controls, surrogates, U+FFFE, U+FFFF) become U+FFFD, so a label read from
-// any file still gives a well-formed document.
-std::string xml_text(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
-    bool ok = n > 0 && i + n <= s.size();
-    for (int k = 1; ok && k < n; ++k) {
-      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      ok = (cc >> 6) == 2;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};  // shorter forms are invalid
-    ok = ok && cp >= min_cp[n] && cp <= 0x10FFFF && (cp >= 0x20 || cp == '\t' || cp == '\n' || cp == '\r') &&
-         !(cp >= 0xD800 && cp <= 0xDFFF) && cp != 0xFFFE && cp != 0xFFFF;
-    if (!ok) out += "\xEF\xBF\xBD";  // U+FFFD
-    else if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else if (c == '\'') out += "&apos;";
-    else out.append(s, i, n);
-    i += ok ? n : 1;
-  }
-  return out;
 }
 
 std::string base64(const std::string& bytes) {
@@ -156,7 +127,7 @@ class SvgSurface : public Surface {
            num(ax) + " " + num(ay) + ")\"";
     }
     const std::string fill = color == Rgb{0, 0, 0} ? "" : " fill=\"" + hex_str(color) + "\"";
-    body_ += "<text " + at + " font-size=\"" + num(px) + "\"" + fill + ">" + xml_text(utf8) + "</text>\n";
+    body_ += "<text " + at + " font-size=\"" + num(px) + "\"" + fill + ">" + xml_escape(utf8) + "</text>\n";
     return b;
   }
   void cells(const Box& area, int64_t rows, int64_t cols, const std::function<Rgb(int64_t, int64_t)>& color,
@@ -168,7 +139,7 @@ class SvgSurface : public Surface {
       for (int64_t j = 0; j < cols; ++j)
         body_ += "<rect " + rect_attrs({area.x0 + j * cw, area.y0 + i * ch, area.x0 + (j + 1) * cw, area.y0 + (i + 1) * ch}) +
                  " fill=\"" + hex_str(color(i, j)) + "\"" +
-                 (tip ? "><title>" + xml_text(tip(i, j)) + "</title></rect>\n" : "/>\n");
+                 (tip ? "><title>" + xml_escape(tip(i, j)) + "</title></rect>\n" : "/>\n");
     body_ += "</g>\n";
   }
   void save(const std::string& path, const char* op) const override {

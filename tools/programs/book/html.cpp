@@ -5,35 +5,11 @@
 #include <cctype>
 #include <cstdint>
 
+#include "core/io/utf8.h"
+
 namespace d2l::book {
 
-std::string escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
-    bool ok = n > 0 && i + n <= s.size();
-    for (int k = 1; ok && k < n; ++k) {
-      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      ok = (cc >> 6) == 2;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};  // overlong forms are invalid
-    ok = ok && cp >= min_cp[n] && cp <= 0x10FFFF && (cp >= 0x20 || cp == '\t' || cp == '\n') &&
-         !(cp >= 0xD800 && cp <= 0xDFFF) && cp != 0xFFFE && cp != 0xFFFF && cp != 0x7F;
-    if (!ok) out += "\xEF\xBF\xBD";  // U+FFFD
-    else if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else if (c == '\'') out += "&#39;";
-    else out.append(s, i, n);
-    i += ok ? n : 1;
-  }
-  return out;
-}
+std::string escape(const std::string& s) { return xml_escape(s, "&#39;"); }
 
 std::string file_anchor(const std::string& path) {
   std::string id = "src-";

@@ -8,9 +8,8 @@
 namespace d2l::book {
 
 // Text for HTML and XML (the pages are XHTML-compatible, so a strict XML parser reads them):
-// & < > " ' escaped; invalid UTF-8 and the characters XML forbids (controls but tab and
-// newline, U+FFFE, U+FFFF, surrogates) become U+FFFD, so a token such as <unk> or a file
-// with any bytes still gives a well-formed page.
+// xml_escape of core/io/utf8.h, ' as &#39;. A token such as <unk> or a file with any bytes
+// still gives a well-formed page.
 std::string escape(const std::string& s);
 
 // The anchor of a source file and of one of its lines: "chapters/attention_cues.cpp" ->

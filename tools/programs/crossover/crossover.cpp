@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,7 @@
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
 #include "tools/d2l/data/vocab_tokens.h"
+#include "tools/d2l/data/text.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/d2l/train/predict_snli.h"
 #include "tools/d2l/train/train_seq2seq.h"
@@ -112,14 +112,6 @@ void refuse_variants(const SafetensorsMetadata& m, const std::string& path, std:
 // Loads the parameters, the file's own settings being the ones to match.
 void load_into(Module& net, const std::string& path, const SafetensorsMetadata& m) {
   copy_parameters(read_safetensors_params(path, net, safetensors_settings(m)), net);
-}
-
-// The book's example passes token lists: ['he', 'is', 'good', '.'].
-std::vector<std::string> split_spaces(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
 }
 
 void translate_all(std::ostream& out, EncoderDecoder& net, const Vocab& src, const Vocab& tgt, int64_t num_steps,
@@ -218,13 +210,8 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
         {"a woman is sleeping .", "a woman is awake ."}};
     out << "{\"results\":[";
     for (size_t i = 0; i < pairs.size(); ++i) {
-      const std::vector<std::string> p = split_spaces(pairs[i].first), q = split_spaces(pairs[i].second);
-      auto row = [&vocab](const std::vector<std::string>& tokens) {
-        std::vector<float> ids;
-        for (int64_t id : vocab[tokens]) ids.push_back(static_cast<float>(id));
-        return tensor(ids, {1, static_cast<int64_t>(ids.size())});
-      };
-      const Tensor logits = net(row(p), row(q));
+      const std::vector<std::string> p = split(pairs[i].first), q = split(pairs[i].second);
+      const Tensor logits = net(token_row(vocab, p), token_row(vocab, q));
       out << (i ? "," : "") << "\n{\"premise\":" << json_quote(pairs[i].first)
                 << ",\"hypothesis\":" << json_quote(pairs[i].second) << ",\"prediction\":"
                 << json_quote(predict_snli(net, vocab, p, q)) << ",\"logits\":" << json_tensor(logits)

@@ -4,7 +4,7 @@
 //
 // Input, from a file or stdin ("-"): a NumPy .npy file (tools/d2l/figures/npy.h; recognised by
 // its magic bytes, or by the name *.npy) in show_heatmaps' layout, 2-D to 4-D, or text in
-// either of two forms (read by tools/d2l/figures/heatmap_text.h):
+// either of two forms (read by tools/programs/heatmap/heatmap_text.h):
 //   plain text   one matrix row a line, values separated by whitespace or commas; a blank
 //                line starts the next matrix, and the matrices become the grid's columns;
 //                lines starting with '#' are comments.
@@ -30,9 +30,10 @@
 #include "core/io/files.h"
 #include "tools/d2l/cli/cli_args.h"
 #include "tools/d2l/figures/figures.h"
-#include "tools/d2l/figures/heatmap_text.h"
+#include "tools/programs/heatmap/heatmap_text.h"
 #include "tools/d2l/figures/npy.h"
 #include "tools/d2l/figures/surface.h"
+#include "tools/d2l/data/text.h"
 
 namespace {
 
@@ -79,13 +80,6 @@ std::string read_input(const std::string& path) {
   }
   if (::access(path.c_str(), R_OK) != 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
   return d2l::read_input_file(path, "heatmap", kMaxInputBytes);
-}
-
-std::vector<std::string> words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
 }
 
 // The ranges show_heatmaps accepts (figure_pixels in tools/d2l/figures/figures.cpp), checked
@@ -157,10 +151,10 @@ int run(int argc, char** argv) {
       else if (arg == "--format") format = value;
       else if (arg == "--dpi") opt.dpi = static_cast<int>(d2l::parse_int_option("dpi", value, kMinDpi, kMaxDpi));
       else if (arg == "--rows") rows = d2l::parse_int_option("rows", value, 1, kMaxRows);
-      else if (arg == "--xticklabels") opt.xticklabels = words(value);
-      else if (arg == "--yticklabels") opt.yticklabels = words(value);
-      else if (arg == "--xnames") opt.xnames = words(value);
-      else if (arg == "--ynames") opt.ynames = words(value);
+      else if (arg == "--xticklabels") opt.xticklabels = d2l::split(value);
+      else if (arg == "--yticklabels") opt.yticklabels = d2l::split(value);
+      else if (arg == "--xnames") opt.xnames = d2l::split(value);
+      else if (arg == "--ynames") opt.ynames = d2l::split(value);
       else if (arg == "--figsize") {
         const size_t comma = value.find(',');
         if (comma == std::string::npos)

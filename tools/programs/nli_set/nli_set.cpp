@@ -36,11 +36,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 #include <utility>
 #include <vector>
 
 #include "core/shape.h"  // check
+#include "tools/d2l/data/text.h"
 
 namespace d2l {
 
@@ -249,13 +249,6 @@ Pair traits(Rng& rng, int label) {
   return {premise + " .", h + " ."};
 }
 
-std::vector<std::string> words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> w;
-  for (std::string t; in >> t;) w.push_back(t);
-  return w;
-}
-
 // Word class of every token the lexicon can produce: the first class whose phrases hold it.
 std::map<std::string, int> word_classes() {
   std::vector<std::vector<std::string>> classes(7);
@@ -278,7 +271,7 @@ std::map<std::string, int> word_classes() {
   std::map<std::string, int> cls;
   for (int c = 0; c < static_cast<int>(classes.size()); ++c)
     for (const std::string& phrase : classes[c])
-      for (const std::string& w : words(phrase)) cls.emplace(w, c);  // keeps the first class
+      for (const std::string& w : split(phrase)) cls.emplace(w, c);  // keeps the first class
   return cls;
 }
 
@@ -340,7 +333,7 @@ NliSetFiles generate_nli_set(const NliSetOptions& options) {
     for (const auto& [p, label] : rows) {
       tsv += p.premise + "\t" + p.hypothesis + "\t" + std::to_string(label) + "\n";
       for (const std::string& s : {p.premise, p.hypothesis})
-        for (const std::string& w : words(s)) tokens.insert(w);
+        for (const std::string& w : split(s)) tokens.insert(w);
     }
     return tsv;
   };

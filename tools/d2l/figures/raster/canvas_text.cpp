@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/io/utf8.h"
 #include "tools/d2l/figures/raster/canvas.h"
 
 namespace d2l {
@@ -77,18 +78,10 @@ Font& current_font() {
 // figure label should never stop a training run.
 std::vector<uint32_t> decode_utf8(const std::string& s) {
   std::vector<uint32_t> out;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
-    bool ok = n > 0 && i + n <= s.size();
-    for (int k = 1; ok && k < n; ++k) {
-      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      ok = (cc >> 6) == 2;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    out.push_back(ok ? cp : 0xFFFD);
-    i += ok ? n : 1;
+  for (size_t i = 0, n; i < s.size(); i += n ? n : 1) {
+    uint32_t cp;
+    n = utf8_decode(s, i, &cp);
+    out.push_back(n ? cp : 0xFFFD);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// tests/test_figures_svg.cpp — figures written as SVG (tools/d2l/figures/surface.h): the file is
+// tests/test_tools_figures_svg.cpp — figures written as SVG (tools/d2l/figures/surface.h): the file is
 // well-formed XML (tests/xml_check.h, and xmllint when it is installed), labels are <text>
 // elements at the places the layout gives, cells are <rect>s in the colormap's colours,
 // lines are <path>s; unknown extensions are refused.

@@ -1,12 +1,13 @@
-// tests/test_heatmap_text.cpp — the heatmap tool's text reader (tools/d2l/figures/heatmap_text.h): both
-// forms read to the hand-written grids, and every malformed input names file and line.
+// tests/test_tools_heatmap_text.cpp — the heatmap tool's text reader
+// (tools/programs/heatmap/heatmap_text.h): both forms read to the hand-written grids, and every
+// malformed input names file and line.
 #include <boost/test/unit_test.hpp>
 
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "tools/d2l/figures/heatmap_text.h"
+#include "tools/programs/heatmap/heatmap_text.h"
 
 namespace {
 

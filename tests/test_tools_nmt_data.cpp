@@ -1,4 +1,4 @@
-// tests/test_nmt_data.cpp — the fra-eng pipeline of 9.5 (sec_machine_translation), Vocab
+// tests/test_tools_nmt_data.cpp — the fra-eng pipeline of 9.5 (sec_machine_translation), Vocab
 // (sec_text_preprocessing) and bleu (sec_seq2seq). Expected values are hand-computed or
 // come from a separate Python re-implementation of the book's code run on the same file.
 #include <boost/test/unit_test.hpp>
@@ -17,6 +17,7 @@
 #include "tools/d2l/data/bleu.h"
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/data/text.h"
+#include "tools/d2l/data/vocab.h"
 
 namespace fs = std::filesystem;
 using d2l_test::message_has;
@@ -100,6 +101,10 @@ BOOST_AUTO_TEST_CASE(vocab_order_min_freq_reserved) {
   BOOST_TEST(all.unk() == 0);
   BOOST_TEST((all[std::vector<std::string>{"e", "?", "a"}] == std::vector<int64_t>{7, 0, 3}));
   BOOST_TEST((all.to_tokens(std::vector<int64_t>{3, 5}) == std::vector<std::string>{"a", "b"}));
+  // token_row: predict_snli's torch.tensor(vocab[tokens]).reshape((1, -1)).
+  const d2l::Tensor row = d2l::token_row(all, {"e", "?", "a"});
+  BOOST_TEST((row.shape() == d2l::Shape{1, 3}));
+  BOOST_TEST((row.to_vector() == std::vector<float>{7, 0, 3}));
   BOOST_TEST(all.token_freqs().front().first == "a");
   BOOST_TEST(all.token_freqs().back().second == 1);
 

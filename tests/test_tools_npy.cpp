@@ -1,4 +1,4 @@
-// tests/test_npy.cpp — the .npy reader (tools/d2l/figures/npy.h) on files NumPy wrote
+// tests/test_tools_npy.cpp — the .npy reader (tools/d2l/figures/npy.h) on files NumPy wrote
 // (tests/fixtures/npy/, made as its README says) and on hand-made broken ones; the matrices in
 // show_heatmaps' layout; build/tools/heatmap drawing an .npy file as PNG and SVG.
 #include <boost/test/unit_test.hpp>

@@ -1,4 +1,4 @@
-// tests/test_figures.cpp — tools/d2l/figures/ (figures.h, animator.h) and build/tools/heatmap: the
+// tests/test_tools_figures.cpp — tools/d2l/figures/ (figures.h, animator.h) and build/tools/heatmap: the
 // PNGs are read back with stb_image and checked against matplotlib's facts (colormap
 // anchors, MaxNLocator ticks, colour cycle) and the layout the code reports.
 #include <boost/test/unit_test.hpp>

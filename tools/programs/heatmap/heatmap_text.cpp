@@ -1,5 +1,6 @@
-// tools/d2l/figures/heatmap_text.cpp — the two text forms of a heatmap's matrices (see heatmap_text.h).
-#include "tools/d2l/figures/heatmap_text.h"
+// tools/programs/heatmap/heatmap_text.cpp — the two text forms of a heatmap's matrices (see
+// heatmap_text.h).
+#include "tools/programs/heatmap/heatmap_text.h"
 
 #include <algorithm>
 #include <cctype>

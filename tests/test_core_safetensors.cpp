@@ -1,8 +1,9 @@
-// tests/test_safetensors.cpp — the safetensors reader and writer (core/io/safetensors.h, the JSON
+// tests/test_core_safetensors.cpp — the safetensors reader and writer (core/io/safetensors.h, the JSON
 // of core/io/json.h) and the crossing to PyTorch: the chapters' models register the book's
 // state_dict() names (checked against files PyTorch wrote), fixtures written by PyTorch in
 // F32, BF16 and F64 (tests/fixtures/safetensors/, README there) give here the outputs PyTorch
 // computed, a round trip here -> file -> here is bit-exact, and hostile headers are refused.
+// (The chapter programs' --save/--load of .safetensors files: test_tools_checkpoint.cpp.)
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -11,7 +12,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -290,47 +290,6 @@ BOOST_AUTO_TEST_CASE(a_file_for_another_model_is_refused) {
   BOOST_CHECK_EXCEPTION(d2l::save_safetensors_params(dir("inf.safetensors"), nw, s), std::runtime_error,
                         message_has({"inf.safetensors", "holds inf"}));
   BOOST_TEST(!std::filesystem::exists(dir("inf.safetensors")));
-}
-
-// The chapter programs: --save FILE.safetensors then --load FILE.safetensors give the same
-// translations (10.4, on the 6-pair fixture corpus) and the same w (10.2); the file's outputs
-// through crossover_outputs are the program's translations.
-BOOST_AUTO_TEST_CASE(programs_save_and_load_safetensors) {
-  TempDir tmp("safetensors_programs");
-  auto run = [&](const char* name, const std::string& args, const std::string& tag) {
-    const std::string exe = (std::filesystem::path(d2l_test::build_dir()) / "chapters" / name).string();
-    const int rc = d2l_test::run_command(exe + " --threads 1 --out " + tmp(tag) + " " + args, tmp(tag + ".log"), tmp(tag + ".err"));
-    BOOST_CHECK_MESSAGE(rc == 0, tag << " exited " << rc << ": " << read_file(tmp(tag + ".err")));
-    return read_file(tmp(tag + ".log"));
-  };
-  auto lines = [](const std::string& log, const std::string& pattern) {
-    const std::regex re(pattern);
-    std::string out;
-    for (std::sregex_iterator it(log.begin(), log.end(), re), end; it != end; ++it) out += it->str() + "\n";
-    return out;
-  };
-  const std::string data = "--data tests/fixtures/data/fra-eng/fra.txt --epochs 5 ";
-  const std::string trained = run("bahdanau_attention", data + "--save " + tmp("b.safetensors"), "train");
-  const std::string loaded = run("bahdanau_attention", data + "--load " + tmp("b.safetensors"), "load");
-  BOOST_CHECK(loaded.find("loaded " + tmp("b.safetensors") + " (training skipped)") != std::string::npos);
-  const std::string translations = lines(trained, ".* => [^,]*");
-  BOOST_TEST(std::count(translations.begin(), translations.end(), '\n') == 4);
-  BOOST_TEST(translations == lines(loaded, ".* => [^,]*"));
-  std::ostringstream json;
-  d2l::crossover_outputs(json, tmp("b.safetensors"));
-  const d2l::JsonValue v = d2l::parse_json(json.str());
-  std::string from_file;
-  for (const d2l::JsonValue& r : v.members[0].second.items)
-    from_file += r.members[0].second.text + " => " + r.members[1].second.text + "\n";
-  BOOST_TEST(from_file == translations);
-  // 10.2: w alone.
-  const std::string nw = run("nadaraya_watson", "--quick --save " + tmp("nw.safetensors"), "nw");
-  BOOST_TEST(nw.find("saved " + tmp("nw.safetensors")) != std::string::npos);
-  const d2l::SafetensorsFile f = d2l::read_safetensors(tmp("nw.safetensors"));
-  BOOST_REQUIRE_EQUAL(f.tensors.size(), 1u);
-  char w[32];
-  std::snprintf(w, sizeof w, "w = %g", f.tensors[0].values[0]);
-  BOOST_TEST(run("nadaraya_watson", "--load " + tmp("nw.safetensors"), "nw_load").find(w) != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(json_strings_and_numbers) {

@@ -1,4 +1,4 @@
-// tests/test_core_kernel_tiers_nn.cpp — suite core_kernel_tiers, continued: the element-wise,
+// tests/test_core_kernel_tiers_basic.cpp — suite core_kernel_tiers_basic: the element-wise,
 // comparison, reduction, layer-norm, cross-entropy and GRU kernels of the fast tier against
 // the reference tier (the products, softmax and dropout are in test_core_kernel_tiers.cpp);
 // then (tests/test_core_kernel_tiers_cover.cpp) the check that every kernel was compared. Each
@@ -39,7 +39,7 @@ std::string str(const Shape& s) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(core_kernel_tiers)
+BOOST_AUTO_TEST_SUITE(core_kernel_tiers_basic)
 
 // Unary functions. The fast tier's tanh is 1 − 2 / (e^{2x} + 1) with its own exp (within
 // 3 kEps relative): the slope of that form in e is 2/(e + 1)² <= 1/(2e), so the exp's

@@ -1,25 +1,30 @@
-// tests/test_checkpoint.cpp — --save, --load and --resume (tools/d2l/train/checkpoint.h) and the
+// tests/test_tools_checkpoint.cpp — --save, --load and --resume (tools/d2l/train/checkpoint.h) and the
 // chapter programs' outputs: the random generator's and Adam's state round-trip, a resumed
 // training is bit for bit the uninterrupted one, a figure that cannot be written costs
 // neither the model nor the other outputs, unwritable outputs are refused before training,
 // concurrent runs saving to one path each describe their own file, a model for another
-// corpus is refused, and SIGINT during a save leaves no temporary behind.
+// corpus is refused, SIGINT during a save leaves no temporary behind, and a model saved as
+// .safetensors loads back to the same translations.
 #include <boost/test/unit_test.hpp>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/ops.h"
 #include "core/nn/optim.h"
 #include "core/io/param_file.h"
+#include "core/io/safetensors.h"
+#include "core/io/json.h"
 #include "core/random.h"
 #include "layers/bahdanau_attention.h"
 #include "core/nn/basic.h"
@@ -28,6 +33,7 @@
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/d2l/train/train_seq2seq.h"
+#include "tools/programs/crossover/crossover.h"
 
 using d2l_test::build_dir;
 using d2l_test::kBundledFra;
@@ -396,16 +402,52 @@ BOOST_AUTO_TEST_CASE(program_interrupted_during_a_save_leaves_no_temporary) {
       for (const auto& e : fs::recursive_directory_iterator(tmp.path))
         temporaries += e.path().filename().string().find(stop + ".") == 0;
       BOOST_CHECK_EQUAL(temporaries, 1);
-      ::kill(pid, SIGINT);
-      ::kill(pid, SIGCONT);
-      BOOST_REQUIRE(::waitpid(pid, &status, 0) == pid);
-      BOOST_CHECK_MESSAGE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status " << status);
-      for (const auto& e : fs::recursive_directory_iterator(tmp.path))
-        BOOST_CHECK_MESSAGE(e.path().string().find(".tmp") == std::string::npos, "left " << e.path());
+      d2l_test::end_stopped_child(pid, SIGINT, tmp.path);
       // Stopped at the figure: the model was saved before it.
       BOOST_CHECK_EQUAL(fs::exists(tmp("m.params")), stop != "m.params.tmp");
     }
   }
+}
+
+// The chapter programs: --save FILE.safetensors then --load FILE.safetensors give the same
+// translations (10.4, on the 6-pair fixture corpus) and the same w (10.2); the file's outputs
+// through crossover_outputs are the program's translations.
+BOOST_AUTO_TEST_CASE(programs_save_and_load_safetensors) {
+  TempDir tmp("safetensors_programs");
+  auto run = [&](const char* name, const std::string& args, const std::string& tag) {
+    const std::string exe = (std::filesystem::path(d2l_test::build_dir()) / "chapters" / name).string();
+    const int rc = d2l_test::run_command(exe + " --threads 1 --out " + tmp(tag) + " " + args, tmp(tag + ".log"), tmp(tag + ".err"));
+    BOOST_CHECK_MESSAGE(rc == 0, tag << " exited " << rc << ": " << read_file(tmp(tag + ".err")));
+    return read_file(tmp(tag + ".log"));
+  };
+  auto lines = [](const std::string& log, const std::string& pattern) {
+    const std::regex re(pattern);
+    std::string out;
+    for (std::sregex_iterator it(log.begin(), log.end(), re), end; it != end; ++it) out += it->str() + "\n";
+    return out;
+  };
+  const std::string data = "--data tests/fixtures/data/fra-eng/fra.txt --epochs 5 ";
+  const std::string trained = run("bahdanau_attention", data + "--save " + tmp("b.safetensors"), "train");
+  const std::string loaded = run("bahdanau_attention", data + "--load " + tmp("b.safetensors"), "load");
+  BOOST_CHECK(loaded.find("loaded " + tmp("b.safetensors") + " (training skipped)") != std::string::npos);
+  const std::string translations = lines(trained, ".* => [^,]*");
+  BOOST_TEST(std::count(translations.begin(), translations.end(), '\n') == 4);
+  BOOST_TEST(translations == lines(loaded, ".* => [^,]*"));
+  std::ostringstream json;
+  d2l::crossover_outputs(json, tmp("b.safetensors"));
+  const d2l::JsonValue v = d2l::parse_json(json.str());
+  std::string from_file;
+  for (const d2l::JsonValue& r : v.members[0].second.items)
+    from_file += r.members[0].second.text + " => " + r.members[1].second.text + "\n";
+  BOOST_TEST(from_file == translations);
+  // 10.2: w alone.
+  const std::string nw = run("nadaraya_watson", "--quick --save " + tmp("nw.safetensors"), "nw");
+  BOOST_TEST(nw.find("saved " + tmp("nw.safetensors")) != std::string::npos);
+  const d2l::SafetensorsFile f = d2l::read_safetensors(tmp("nw.safetensors"));
+  BOOST_REQUIRE_EQUAL(f.tensors.size(), 1u);
+  char w[32];
+  std::snprintf(w, sizeof w, "w = %g", f.tensors[0].values[0]);
+  BOOST_TEST(run("nadaraya_watson", "--load " + tmp("nw.safetensors"), "nw_load").find(w) != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

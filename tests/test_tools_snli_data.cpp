@@ -1,5 +1,6 @@
-// tests/test_snli_data.cpp — tools/d2l/data/snli_data, tools/d2l/data/glove and tools/d2l/data/nli_set: the SNLI readers of 15.4
-// (sec_natural-language-inference-and-dataset) and the book's TokenEmbedding (sec_synonyms).
+// tests/test_tools_snli_data.cpp — tools/d2l/data/snli_data, glove and nli_set: the SNLI
+// readers of 15.4 (sec_natural-language-inference-and-dataset) and the book's TokenEmbedding
+// (sec_synonyms).
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>

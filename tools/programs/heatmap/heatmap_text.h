@@ -1,5 +1,5 @@
-// tools/d2l/figures/heatmap_text.h — reading a heatmap's matrices from text, for build/tools/heatmap
-// (tools/programs/heatmap/main.cpp) and its fuzz target: plain rows or a printed tensor.
+// tools/programs/heatmap/heatmap_text.h — reading a heatmap's matrices from text, for
+// build/tools/heatmap (main.cpp beside it) and its fuzz target: plain rows or a printed tensor.
 #pragma once
 #include <string>
 
