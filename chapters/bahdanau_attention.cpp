@@ -52,6 +52,7 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/bahdanau_attention.h"
+#include "layers/exercises/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tools/d2l/figures/token_names.h"
 #include "tools/d2l/cli/cli_args.h"

@@ -35,6 +35,7 @@
 #include "core/random.h"
 #include "core/tensor.h"
 #include "layers/multihead_attention.h"
+#include "layers/exercises/self_attention_and_positional_encoding.h"
 #include "layers/self_attention_and_positional_encoding.h"
 #include "tools/d2l/cli/cli_args.h"
 #include "tools/d2l/cli/exercises.h"

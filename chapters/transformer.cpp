@@ -47,6 +47,7 @@
 
 #include "core/autograd.h"
 #include "core/ops.h"
+#include "layers/exercises/multihead_attention.h"
 #include "layers/transformer.h"
 #include "tools/d2l/figures/token_names.h"
 #include "tools/d2l/cli/cli_args.h"
@@ -112,10 +113,10 @@ void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, Transform
     for (int64_t l = 0; l < num_layers; ++l)
       for (int64_t h = 0; h < num_heads; ++h) {
         MultiHeadAttention& mha = *groups[g][l];
-        mha.head_mask.assign(num_heads, 1.0f);
-        mha.head_mask[h] = 0.0f;
+        std::vector<float> factors(num_heads, 1.0f);
+        factors[h] = 0.0f;
+        const HeadMask mask(mha, factors);  // head h removed while `mask` lives
         const Seq2SeqScores masked = evaluate_seq2seq(net, data, bleu_pairs);
-        mha.head_mask.clear();
         delta.at({0, g, l, h}) = static_cast<float>(masked.loss - base.loss);
         std::printf("%-26s %5lld %4lld %+11.6f %+8.3f\n", names[g].c_str(), static_cast<long long>(l),
                     static_cast<long long>(h), masked.loss - base.loss, masked.bleu - base.bleu);
@@ -265,7 +266,7 @@ int main(int argc, char** argv) {
     decoder.pe_offset = args.get_flag("pe-offset");
     if (scoring == "additive")
       for (const auto& group : attention_groups(encoder, decoder))
-        for (MultiHeadAttention* mha : group) mha->use_additive_scoring();
+        for (MultiHeadAttention* mha : group) use_additive_scoring(*mha);
     EncoderDecoder net(encoder, decoder);
     // What a parameter file must match to be loaded here (--pe-offset changes prediction
     // only, so it is not among them), and what a resumed run must match.

@@ -71,10 +71,10 @@ BOOST_AUTO_TEST_SUITE(sec_nli_attention)
 BOOST_AUTO_TEST_CASE(mlp_hand_computed_and_names) {
   d2l::mlp net(2, 2, false);
   net.eval();
-  set(net.linear1.weight, {1, -1, 2, 0});
-  set(net.linear1.bias, {0, -1});
-  set(net.linear2.weight, {1, 1, -1, 0.5f});
-  set(net.linear2.bias, {0.5f, 0});
+  set(net.linear1->weight, {1, -1, 2, 0});
+  set(net.linear1->bias, {0, -1});
+  set(net.linear2->weight, {1, 1, -1, 0.5f});
+  set(net.linear2->bias, {0.5f, 0});
   // [1, 2]: relu([1-2, 2-1]) = [0, 1]; relu([0+1+0.5, 0+0.5]) = [1.5, 0.5]
   // [3, -1]: relu([3+1, 6-1]) = [4, 5]; relu([9+0.5, -4+2.5]) = [9.5, 0]
   const Tensor y = net(d2l::tensor({{1, 2}, {3, -1}}));
@@ -183,8 +183,8 @@ constexpr uint64_t kMaxDraws = 10000;  // a bound, so a structural kink fails in
 // Smallest |pre-activation| of the two ReLUs of an mlp on x (eval mode, no graph).
 float min_abs_preactivation(const d2l::mlp& net, const Tensor& x) {
   d2l::NoGrad no_grad;
-  const Tensor z1 = net.linear1(net.flatten ? d2l::reshape(x, {x.size(0), -1}) : x);
-  const Tensor z2 = net.linear2(d2l::relu(z1));
+  const Tensor z1 = (*net.linear1)(net.flatten ? d2l::reshape(x, {x.size(0), -1}) : x);
+  const Tensor z2 = (*net.linear2)(d2l::relu(z1));
   float m = INFINITY;
   for (const Tensor& z : {z1, z2})
     for (float v : z.to_vector()) m = std::min(m, std::fabs(v));
