@@ -12,25 +12,6 @@
 
 namespace d2l {
 
-void check_attention_args(const char* layer, const Tensor& queries, const Tensor& keys, const Tensor& values,
-                          const Tensor& valid_lens) {
-  check(queries.defined() && keys.defined() && values.defined(), layer, "queries, keys and values must be defined");
-  const Shape none;
-  const Shape& vl = valid_lens.defined() ? valid_lens.shape() : none;
-  check(queries.ndim() == 3 && keys.ndim() == 3 && values.ndim() == 3, layer,
-        "queries, keys and values must be 3-D (batch_size, no. of queries or kv pairs, features), got queries ",
-        queries.shape(), ", keys ", keys.shape(), ", values ", values.shape());
-  const int64_t B = queries.size(0), Q = queries.size(1);
-  check(keys.size(0) == B && values.size(0) == B, layer, "batch sizes differ: queries ", queries.shape(), ", keys ",
-        keys.shape(), ", values ", values.shape());
-  check(keys.size(1) == values.size(1), layer, "keys and values must pair up (same no. of kv pairs): keys ",
-        keys.shape(), ", values ", values.shape());
-  check(!valid_lens.defined() || (valid_lens.ndim() == 1 && vl[0] == B) ||
-            (valid_lens.ndim() == 2 && vl[0] == B && vl[1] == Q),
-        layer, "valid_lens must be (batch_size,) or (batch_size, no. of queries): valid_lens ", vl, ", queries ",
-        queries.shape());
-}
-
 AdditiveAttention::AdditiveAttention(int64_t key_size, int64_t query_size, int64_t num_hiddens, float dropout)
     : W_k(add_module<Linear>("W_k", key_size, num_hiddens, false)),
       W_q(add_module<Linear>("W_q", query_size, num_hiddens, false)),

@@ -10,9 +10,8 @@
 namespace d2l {
 
 Tensor transpose_qkv(const Tensor& X, int64_t num_heads) {
-  check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(2) % num_heads == 0, "transpose_qkv",
-        "X must be (batch_size, no. of queries or kv pairs, num_hiddens) with num_hiddens divisible by num_heads (",
-        num_heads, "), got ", printable_shape(X));
+  check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(2) % num_heads == 0, "transpose_qkv", "X ",
+        printable_shape(X), " is not (batch_size, no. of steps, a multiple of num_heads = ", num_heads, ")");
   // (batch_size, no. of queries or kv pairs, num_heads, num_hiddens / num_heads)
   Tensor Y = reshape(X, {X.size(0), X.size(1), num_heads, -1});
   // (batch_size, num_heads, no. of queries or kv pairs, num_hiddens / num_heads)
@@ -22,9 +21,8 @@ Tensor transpose_qkv(const Tensor& X, int64_t num_heads) {
 }
 
 Tensor transpose_output(const Tensor& X, int64_t num_heads) {
-  check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(0) % num_heads == 0, "transpose_output",
-        "X must be (batch_size * num_heads, no. of queries, num_hiddens / num_heads) with a first dim divisible by ",
-        "num_heads (", num_heads, "), got ", printable_shape(X));
+  check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(0) % num_heads == 0, "transpose_output", "X ",
+        printable_shape(X), " is not (a multiple of num_heads = ", num_heads, ", no. of queries, head size)");
   // (batch_size, num_heads, no. of queries, num_hiddens / num_heads)
   Tensor Y = reshape(X, {-1, num_heads, X.size(1), X.size(2)});
   // (batch_size, no. of queries, num_heads, num_hiddens / num_heads)
@@ -33,30 +31,22 @@ Tensor transpose_output(const Tensor& X, int64_t num_heads) {
   return reshape(Y, {Y.size(0), Y.size(1), -1});
 }
 
-// Runs before any member is built, so a bad num_heads fails with the layer's own message.
-static int64_t checked_num_heads(int64_t num_hiddens, int64_t num_heads) {
-  check(num_heads > 0, "MultiHeadAttention", "num_heads must be > 0, got ", num_heads);
-  check(num_hiddens > 0 && num_hiddens % num_heads == 0, "MultiHeadAttention", "num_hiddens (", num_hiddens,
-        ") is not divisible by num_heads (", num_heads, ")");
-  return num_heads;
-}
-
 MultiHeadAttention::MultiHeadAttention(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                                        int64_t num_heads, float dropout, bool bias)
-    : num_heads(checked_num_heads(num_hiddens, num_heads)),
+    : num_heads(num_heads),
       attention(&add_module<DotProductAttention>("attention", dropout)),
       W_q(add_module<Linear>("W_q", query_size, num_hiddens, bias)),
       W_k(add_module<Linear>("W_k", key_size, num_hiddens, bias)),
       W_v(add_module<Linear>("W_v", value_size, num_hiddens, bias)),
-      W_o(add_module<Linear>("W_o", num_hiddens, num_hiddens, bias)) {}
+      W_o(add_module<Linear>("W_o", num_hiddens, num_hiddens, bias)) {
+  check(num_heads > 0 && num_hiddens > 0 && num_hiddens % num_heads == 0, "MultiHeadAttention", "num_hiddens (",
+        num_hiddens, ") is not divisible by num_heads (", num_heads, ")");
+}
 
 Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
                                    const Tensor& valid_lens) {
-  check_attention_args("MultiHeadAttention", queries, keys, values, valid_lens);
-  check(queries.size(2) == W_q.in_features && keys.size(2) == W_k.in_features && values.size(2) == W_v.in_features,
-        "MultiHeadAttention", "expected query_size ", W_q.in_features, ", key_size ", W_k.in_features,
-        ", value_size ", W_v.in_features, "; got queries ", queries.shape(), ", keys ", keys.shape(), ", values ",
-        values.shape());
+  check_attention_args("MultiHeadAttention", queries, keys, values, valid_lens, W_q.in_features, W_k.in_features,
+                       W_v.in_features);
   // Each: (batch_size * num_heads, no. of queries or kv pairs, num_hiddens / num_heads)
   const Tensor q = transpose_qkv(W_q(queries), num_heads);
   const Tensor k = transpose_qkv(W_k(keys), num_heads);

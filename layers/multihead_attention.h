@@ -48,7 +48,7 @@ class MultiHeadAttention : public Layer<MultiHeadAttention> {
     return {{"num_heads", std::to_string(num_heads)}};
   }
 
-  int64_t num_heads;  // first member: checked against num_hiddens before any layer is built
+  int64_t num_heads;  // num_hiddens must be a multiple of it
   // The pooling all heads run through, the book's self.attention: a DotProductAttention,
   // registered as "attention" (an exercise may point it at another pooling,
   // layers/exercises/multihead_attention.h). Its attention_weights:

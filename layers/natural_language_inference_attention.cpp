@@ -38,7 +38,8 @@ void check_lens(const char* layer, const char* name, const Tensor& lens, const T
 
 }  // namespace
 
-Attend::Output Attend::forward(const Tensor& A, const Tensor& B, const Tensor& valid_lens_A, const Tensor& valid_lens_B) {
+Attend::Output Attend::forward(const Tensor& A, const Tensor& B, const Tensor& valid_lens_A,
+                               const Tensor& valid_lens_B) {
   check(A.defined() && B.defined() && A.ndim() == 3 && B.ndim() == 3 && A.size(0) == B.size(0) &&
             A.size(2) == f.linear1->in_features && B.size(2) == f.linear1->in_features,
         "Attend", "expected A (batch_size, m, ", f.linear1->in_features, ") and B (batch_size, n, ",
@@ -85,8 +86,8 @@ Tensor Aggregate::forward(const Tensor& V_A, const Tensor& V_B, const Tensor& va
                           const Tensor& valid_lens_B) const {
   check(V_A.defined() && V_B.defined() && V_A.ndim() == 3 && V_B.ndim() == 3 && V_A.size(0) == V_B.size(0) &&
             V_A.size(2) + V_B.size(2) == h.linear1->in_features,
-        "Aggregate", "expected V_A (batch_size, m, k) and V_B (batch_size, n, k') with k + k' = ", h.linear1->in_features,
-        ", got V_A ", printable_shape(V_A), ", V_B ", printable_shape(V_B));
+        "Aggregate", "expected V_A (batch_size, m, k) and V_B (batch_size, n, k') with k + k' = ",
+        h.linear1->in_features, ", got V_A ", printable_shape(V_A), ", V_B ", printable_shape(V_B));
   check_lens("Aggregate", "valid_lens_A", valid_lens_A, V_A);
   check_lens("Aggregate", "valid_lens_B", valid_lens_B, V_B);
   // With lengths, the pad positions are zeroed first, so the sums run over true tokens only.
@@ -99,32 +100,17 @@ Tensor Aggregate::forward(const Tensor& V_A, const Tensor& V_B, const Tensor& va
 // --- DecomposableAttention -------------------------------------------------------------------
 DecomposableAttention::DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens,
                                              int64_t num_inputs_attend, int64_t num_inputs_compare,
-                                             int64_t num_inputs_agg, bool mask_pad, int64_t pad_idx,
-                                             int64_t num_outputs)
+                                             int64_t num_inputs_agg, int64_t num_outputs)
     : embedding(add_module<Embedding>("embedding", vocab_size, embed_size)),
       attend(add_module<Attend>("attend", num_inputs_attend, num_hiddens)),
       compare(add_module<Compare>("compare", num_inputs_compare, num_hiddens)),
-      aggregate(add_module<Aggregate>("aggregate", num_inputs_agg, num_hiddens, num_outputs)),  // the book's 3
-      mask_pad(mask_pad),
-      pad_idx(pad_idx) {
-  check(!mask_pad || (pad_idx >= 0 && pad_idx < vocab_size), "DecomposableAttention",
-        "mask_pad needs pad_idx = vocab['<pad>'] in [0, vocab_size = ", vocab_size, "), got ", pad_idx);
+      aggregate(add_module<Aggregate>("aggregate", num_inputs_agg, num_hiddens, num_outputs)) {  // the book's 3
   // The book passes the three input sizes separately; they must agree with embed_size and
   // num_hiddens, or the first forward would fail deep inside a Linear.
   check(num_inputs_attend == embed_size && num_inputs_compare == 2 * embed_size && num_inputs_agg == 2 * num_hiddens,
         "DecomposableAttention", "need num_inputs_attend = embed_size (", embed_size,
         "), num_inputs_compare = 2 * embed_size, num_inputs_agg = 2 * num_hiddens (", 2 * num_hiddens,
         "), got ", num_inputs_attend, ", ", num_inputs_compare, ", ", num_inputs_agg);
-}
-
-Tensor valid_lengths(const Tensor& tokens, int64_t pad_idx) {
-  check(tokens.defined() && tokens.ndim() == 2, "valid_lengths", "tokens must be (batch_size, num_steps), got ",
-        printable_shape(tokens));
-  const int64_t N = tokens.size(0), T = tokens.size(1);
-  Tensor lens = zeros({N});
-  for (int64_t b = 0; b < N; ++b)
-    for (int64_t t = 0; t < T; ++t) lens.data()[b] += tokens.data()[b * T + t] != static_cast<float>(pad_idx);
-  return lens;
 }
 
 Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypotheses) {
@@ -134,19 +120,9 @@ Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypo
         printable_shape(premises), " and ", printable_shape(hypotheses));
   // A: (batch_size, m, embed_size); B: (batch_size, n, embed_size)
   const Tensor A = embedding(premises), B = embedding(hypotheses);
-  const Tensor len_A = mask_pad ? valid_lengths(premises, pad_idx) : Tensor();
-  const Tensor len_B = mask_pad ? valid_lengths(hypotheses, pad_idx) : Tensor();
-  const Attend::Output ba = attend(A, B, len_A, len_B);
+  const Attend::Output ba = attend(A, B);
   const Compare::Output v = compare(A, B, ba.beta, ba.alpha);
-  return aggregate(v.V_A, v.V_B, len_A, len_B);  // Y_hat: (batch_size, 3)
-}
-
-DecomposableSimilarity::DecomposableSimilarity(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens)
-    : net(add_module<DecomposableAttention>("net", vocab_size, embed_size, num_hiddens, embed_size, 2 * embed_size,
-                                            2 * num_hiddens, false, -1, 1)) {}
-
-Tensor DecomposableSimilarity::forward(const Tensor& premises, const Tensor& hypotheses) {
-  return sigmoid(reshape(net(premises, hypotheses), {-1}));  // (batch_size, 1) -> (batch_size,) in (0, 1)
+  return aggregate(v.V_A, v.V_B);  // Y_hat: (batch_size, 3)
 }
 
 }  // namespace d2l

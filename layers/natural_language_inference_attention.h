@@ -11,11 +11,9 @@
 // instead of m·n.
 //
 // <pad>: the book feeds sentences padded to num_steps = 50 and masks nothing, so every pad
-// token takes part in the softmax over the other sentence and in the sums over positions
-// (all pads share one embedding, so they act as a learned "sentence-length" feature). That is
-// the default here, to reproduce the book. mask_pad = true instead gives pads zero attention
-// weight (masked_softmax over the true lengths, as 10.3 does for the decoder's keys) and
-// leaves them out of the sums, so the output no longer depends on how much padding there is.
+// token takes part in the softmax over the other sentence and in the sums over positions.
+// Attend and Aggregate take optional true lengths for a model that masks them
+// (layers/exercises/natural_language_inference_attention.h).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -99,41 +97,19 @@ class Aggregate : public Layer<Aggregate> {
 // The whole model. premises (batch_size, m), hypotheses (batch_size, n): token indices (as
 // floats, like every index tensor here) -> Y_hat (batch_size, 3): entailment, contradiction,
 // neutral. The book passes the vocabulary and reads len(vocab); here the caller passes
-// vocab_size = len(vocab) (the data side, Vocab and GloVe, stays in tools/). With mask_pad,
-// pad_idx = vocab['<pad>'] is required: the true lengths are the counts of other tokens
-// (truncate_pad puts every pad at the end, so that count is where the padding starts).
+// vocab_size = len(vocab) (the data side, Vocab and GloVe, stays in tools/).
 class DecomposableAttention : public Layer<DecomposableAttention> {
  public:
   static constexpr const char* section = "15.5 DecomposableAttention";
-  // num_outputs: the book's 3 classes; DecomposableSimilarity (below) asks for 1.
+  // num_outputs: the book's 3 classes; exercise 3's DecomposableSimilarity asks for 1.
   DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_inputs_attend = 100,
-                        int64_t num_inputs_compare = 200, int64_t num_inputs_agg = 400, bool mask_pad = false,
-                        int64_t pad_idx = -1, int64_t num_outputs = 3);
-  Tensor forward(const Tensor& premises, const Tensor& hypotheses);
+                        int64_t num_inputs_compare = 200, int64_t num_inputs_agg = 400, int64_t num_outputs = 3);
+  virtual Tensor forward(const Tensor& premises, const Tensor& hypotheses);  // a variant may mask the pads
 
   Embedding& embedding;
   Attend& attend;
   Compare& compare;
   Aggregate& aggregate;
-  bool mask_pad;
-  int64_t pad_idx;  // vocab['<pad>'] with mask_pad; unused (-1 by default) without
 };
-
-// The section's exercise 3: a graded similarity in [0, 1] instead of three classes. The
-// same attend, compare and aggregate steps (a DecomposableAttention with one output),
-// then a sigmoid:
-//   premises (batch_size, m), hypotheses (batch_size, n) token indices -> (batch_size,)
-// Trained as a regression (squared error) on a target in [0, 1].
-class DecomposableSimilarity : public Layer<DecomposableSimilarity> {
- public:
-  static constexpr const char* section = "15.5 DecomposableSimilarity";
-  DecomposableSimilarity(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens);
-  Tensor forward(const Tensor& premises, const Tensor& hypotheses);
-
-  DecomposableAttention& net;  // num_outputs = 1
-};
-
-// (batch_size, num_steps) token indices -> (batch_size,) counts of tokens != pad_idx.
-Tensor valid_lengths(const Tensor& tokens, int64_t pad_idx);
 
 }  // namespace d2l

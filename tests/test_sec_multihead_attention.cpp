@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(errors) {
                         [](const std::invalid_argument& e) {
                           const std::string m = e.what();
                           return m.find("[MultiHeadAttention]") != std::string::npos &&
-                                 m.find("value_size 5") != std::string::npos && m.find("(2, 4, 4)") != std::string::npos;
+                                 m.find("value_size = 5") != std::string::npos && m.find("(2, 4, 4)") != std::string::npos;
                         });
   BOOST_CHECK_EXCEPTION(mha(d2l::ones({2, 3, 4}), d2l::ones({2, 4, 3}), d2l::ones({2, 4, 5}), d2l::tensor({1, 2, 3})),
                         std::invalid_argument, [](const std::invalid_argument& e) {

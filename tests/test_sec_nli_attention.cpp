@@ -15,6 +15,7 @@
 #include "core/ops.h"
 #include "core/nn/optim.h"
 #include "core/random.h"
+#include "layers/exercises/natural_language_inference_attention.h"
 #include "layers/natural_language_inference_attention.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
@@ -276,8 +277,9 @@ BOOST_AUTO_TEST_CASE(gradcheck_aggregate) {
 float min_abs_preactivation(d2l::DecomposableAttention& net, const Tensor& P, const Tensor& H) {
   d2l::NoGrad no_grad;
   const Tensor A = net.embedding(P), B = net.embedding(H);
-  const Tensor lA = net.mask_pad ? d2l::valid_lengths(P, net.pad_idx) : Tensor();
-  const Tensor lB = net.mask_pad ? d2l::valid_lengths(H, net.pad_idx) : Tensor();
+  const auto* masked = dynamic_cast<const d2l::PadMaskedDecomposableAttention*>(&net);
+  const Tensor lA = masked ? d2l::valid_lengths(P, masked->pad_idx) : Tensor();
+  const Tensor lB = masked ? d2l::valid_lengths(H, masked->pad_idx) : Tensor();
   const auto ba = net.attend(A, B, lA, lB);
   const auto v = net.compare(A, B, ba.beta, ba.alpha);
   const Tensor va = lA.defined() ? d2l::sequence_mask(v.V_A, lA) : v.V_A;
@@ -296,7 +298,8 @@ BOOST_AUTO_TEST_CASE(gradcheck_decomposable_attention) {
     for (uint64_t seed = 400;; ++seed) {
       BOOST_REQUIRE_MESSAGE(seed < 400 + kMaxDraws, "no draw off the ReLU kinks");
       d2l::manual_seed(seed);
-      d2l::DecomposableAttention net(vocab.size(), 4, 5, 4, 8, 10, mask_pad, vocab["<pad>"]);
+      const auto net_ptr = d2l::make_decomposable_attention(vocab.size(), 4, 5, 4, 8, 10, mask_pad, vocab["<pad>"]);
+      d2l::DecomposableAttention& net = *net_ptr;
       net.eval();
       if (min_abs_preactivation(net, P, H) < kMargin) continue;
       BOOST_TEST_MESSAGE("DecomposableAttention mask_pad " << mask_pad << ": seed " << seed);
@@ -309,7 +312,7 @@ BOOST_AUTO_TEST_CASE(gradcheck_decomposable_attention) {
       d2l::sum(net(P, H)).backward();
       const Tensor g = net.embedding.weight.grad();
       double pad_grad = 0;
-      for (int64_t k = 0; k < 4; ++k) pad_grad += std::fabs(g.data()[net.pad_idx * 4 + k]);
+      for (int64_t k = 0; k < 4; ++k) pad_grad += std::fabs(g.data()[vocab["<pad>"] * 4 + k]);
       if (mask_pad) BOOST_CHECK_EQUAL(pad_grad, 0.0);
       else BOOST_CHECK_GT(pad_grad, 1e-6);
       break;
@@ -327,7 +330,8 @@ BOOST_AUTO_TEST_CASE(mask_pad_makes_output_independent_of_padding) {
   BOOST_TEST(d2l::valid_lengths(P_pad, 1).to_vector() == std::vector<float>{3});
   for (bool mask_pad : {false, true}) {
     d2l::manual_seed(31);
-    d2l::DecomposableAttention net(vocab.size(), 6, 7, 6, 12, 14, mask_pad, vocab["<pad>"]);
+    const auto net_ptr = d2l::make_decomposable_attention(vocab.size(), 6, 7, 6, 12, 14, mask_pad, vocab["<pad>"]);
+    d2l::DecomposableAttention& net = *net_ptr;
     net.eval();
     const std::vector<float> y = net(P, H).to_vector(), y_pad = net(P_pad, H_pad).to_vector();
     double diff = 0;
@@ -362,7 +366,8 @@ BOOST_AUTO_TEST_CASE(predict_snli_learns_a_separable_toy_set) {
   const Tensor y = d2l::tensor(labels, {static_cast<int64_t>(labels.size())});
   for (bool mask_pad : {false, true}) {
     d2l::manual_seed(41);
-    d2l::DecomposableAttention net(vocab.size(), 16, 32, 16, 32, 64, mask_pad, vocab["<pad>"]);
+    const auto net_ptr = d2l::make_decomposable_attention(vocab.size(), 16, 32, 16, 32, 64, mask_pad, vocab["<pad>"]);
+    d2l::DecomposableAttention& net = *net_ptr;
     d2l::Adam trainer(net.parameters(), 0.01f);
     for (int step = 0; step < 300; ++step) {
       net.train();
@@ -515,9 +520,9 @@ BOOST_AUTO_TEST_CASE(error_messages) {
   BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 100, 200, 100, 200, 300), E,
                         message_has({"[DecomposableAttention]", "num_inputs_agg", "400", "300"}));
   // mask_pad without the id of '<pad>' (or with one outside the vocabulary).
-  BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, true), E,
+  BOOST_CHECK_EXCEPTION(d2l::PadMaskedDecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, -1), E,
                         message_has({"[DecomposableAttention]", "mask_pad needs pad_idx", "vocab_size = 4", "got -1"}));
-  BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, true, 4), E,
+  BOOST_CHECK_EXCEPTION(d2l::PadMaskedDecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, 4), E,
                         message_has({"[DecomposableAttention]", "got 4"}));
   d2l::Attend attend(4, 5);
   BOOST_CHECK_EXCEPTION(attend(d2l::zeros({2, 3, 4}), d2l::zeros({2, 3, 5})), E,

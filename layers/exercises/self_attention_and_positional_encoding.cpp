@@ -26,8 +26,9 @@ SelfAttentionStack::SelfAttentionStack(int64_t num_hiddens, int64_t num_heads, i
     : residual_norm(residual_norm_), pos_encoding(add_module<PositionalEncoding>("pos_encoding", num_hiddens, 0.0f)) {
   check(num_layers >= 1, "SelfAttentionStack", "num_layers must be >= 1, got ", num_layers);
   for (int64_t l = 0; l < num_layers; ++l) {
-    attentions.push_back(&add_module<MultiHeadAttention>("attentions." + std::to_string(l), num_hiddens, num_heads, 0.0f));
-    if (residual_norm) norms.push_back(&add_module<LayerNorm>("norms." + std::to_string(l), num_hiddens));
+    const std::string at = std::to_string(l);
+    attentions.push_back(&add_module<MultiHeadAttention>("attentions." + at, num_hiddens, num_heads, 0.0f));
+    if (residual_norm) norms.push_back(&add_module<LayerNorm>("norms." + at, num_hiddens));
   }
 }
 
