@@ -14,6 +14,8 @@
 // the profile's layer table, the numerics check and to_dot name the layer whose ops ran,
 // nested layers nesting) and calls forward with the same arguments, default arguments
 // included. forward itself opens no scope, so call the layer, net(X), as the book does.
+// (The arguments pass through a template, so a braced list needs its type written:
+// lstm(X, LSTMState{H, C}).)
 //
 // A layer built on another module class derives from Layer<itself, Base>. When callers hold
 // it through an abstract base (an Encoder, a Decoder, an attention pooling), that base's own
