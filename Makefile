@@ -65,7 +65,7 @@ else
   $(info [make] $(TIER); OpenMP off, NATIVE=$(NATIVE), BUILD=$(BUILD)$(if $(filter-out $(BUILD)/obj,$(OBJ)), (objects shared: $(OBJ))), jobs from -j (default 1))
 endif
 
-# The library: every .cpp of core/ and its rooms, layers/ and tools/d2l/ (the book's d2l
+# The library: every .cpp of core/ and its rooms, layers/ (and its exercises/) and tools/d2l/ (the book's d2l
 # package: data, training loops, figures, the programs' shared options). Each folder
 # tools/programs/<name>/ is one program, build/tools/<name>: its main.cpp and its private
 # code (the other .cpp files there; the tests link those too). tools/bench/ is built by
@@ -73,7 +73,7 @@ endif
 PROG_NAMES := $(patsubst tools/programs/%/main.cpp,%,$(wildcard tools/programs/*/main.cpp))
 PROG_PRIV  := $(filter-out %/main.cpp,$(wildcard tools/programs/*/*.cpp))
 PROG_PRIV_OBJ := $(PROG_PRIV:%.cpp=$(OBJ)/%.o)
-LIB_SRC   := $(wildcard core/*.cpp core/*/*.cpp core/kernels/*/*.cpp layers/*.cpp tools/d2l/*/*.cpp tools/d2l/*/*/*.cpp)
+LIB_SRC   := $(wildcard core/*.cpp core/*/*.cpp core/kernels/*/*.cpp layers/*.cpp layers/exercises/*.cpp tools/d2l/*/*.cpp tools/d2l/*/*/*.cpp)
 LIB_OBJ   := $(patsubst %.cpp,$(OBJ)/%.o,$(filter-out core/kernels/seam.cpp,$(LIB_SRC))) $(BUILD)/obj/core/kernels/seam.o
 LIB       := $(BUILD)/libd2l.a
 CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))

@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -45,6 +46,7 @@
 #include "core/io/files.h"
 #include "core/io/json.h"  // quote_input
 #include "core/ops.h"
+#include "layers/exercises/multihead_attention.h"
 #include "layers/transformer.h"
 #include "tools/d2l/cli/chapter.h"
 #include "tools/d2l/figures/figures.h"
@@ -110,7 +112,11 @@ void measure_one(const std::string& layer, const std::string& impl, int64_t n, i
   const int64_t d = num_hiddens;
   MultiHeadAttention mha(d, d, d, d, num_heads, 0.0f);
   EncoderBlock block(d, d, d, d, {d}, d, 4 * d, num_heads, 0.0f);
-  mha.memory_efficient = block.attention.memory_efficient = impl == "efficient";
+  std::optional<MemoryEfficientHeads> efficient_mha, efficient_block;  // while they live
+  if (impl == "efficient") {
+    efficient_mha.emplace(mha);
+    efficient_block.emplace(block.attention);
+  }
   const Tensor X = normal(0, 1, {1, n, d}).requires_grad_();
   const double before = resident_mb();
   std::vector<double> times, cpu_times;

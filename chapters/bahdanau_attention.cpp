@@ -38,6 +38,7 @@
 #include "chapters/exercises/bahdanau_attention.h"
 #include "core/ops.h"
 #include "layers/bahdanau_attention.h"
+#include "layers/exercises/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tools/d2l/cli/chapter.h"
 #include "tools/d2l/cli/training_options.h"

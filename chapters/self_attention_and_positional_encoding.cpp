@@ -20,6 +20,7 @@
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "layers/multihead_attention.h"
+#include "layers/exercises/self_attention_and_positional_encoding.h"
 #include "layers/self_attention_and_positional_encoding.h"
 #include "tools/d2l/cli/chapter.h"
 #include "tools/d2l/figures/figures.h"

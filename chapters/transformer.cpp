@@ -29,6 +29,7 @@
 #include "chapters/exercises/transformer.h"
 #include "core/autograd.h"
 #include "core/ops.h"
+#include "layers/exercises/multihead_attention.h"
 #include "layers/transformer.h"
 #include "tools/d2l/cli/chapter.h"
 #include "tools/d2l/cli/training_options.h"

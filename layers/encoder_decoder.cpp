@@ -2,7 +2,6 @@
 // (sec_encoder-decoder): EncoderDecoder wires the two halves together.
 #include "layers/encoder_decoder.h"
 
-#include "core/debug/debug.h"
 
 namespace d2l {
 
@@ -15,7 +14,6 @@ EncoderDecoder::EncoderDecoder(Encoder& encoder_, Decoder& decoder_) : encoder(e
 // decoder.init_state(enc_outputs, *args); return decoder(dec_X, dec_state).
 std::pair<Tensor, DecoderState> EncoderDecoder::forward(const Tensor& enc_X, const Tensor& dec_X,
                                                         const Tensor& valid_lens) {
-  SectionScope section("9.6 EncoderDecoder");
   const EncoderOutputs enc_outputs = encoder(enc_X, valid_lens);
   const DecoderState dec_state = decoder.init_state(enc_outputs, valid_lens);
   return decoder(dec_X, dec_state);

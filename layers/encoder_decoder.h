@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/nn/module.h"
+#include "core/nn/layer.h"
 #include "core/tensor.h"
 
 namespace d2l {
@@ -23,10 +23,16 @@ using EncoderOutputs = std::vector<Tensor>;
 using DecoderState = std::vector<Tensor>;
 
 // d2l.Encoder: X (batch_size, num_steps) token ids; valid_lens (batch_size,) or undefined.
+// Called through this base (EncoderDecoder holds an Encoder&), so the call opens the layer's
+// section here; a concrete encoder derives from Layer<itself, Encoder> (core/nn/layer.h).
 class Encoder : public Module {
  public:
   virtual EncoderOutputs forward(const Tensor& X, const Tensor& valid_lens) = 0;
-  EncoderOutputs operator()(const Tensor& X, const Tensor& valid_lens = Tensor()) { return forward(X, valid_lens); }
+  EncoderOutputs operator()(const Tensor& X, const Tensor& valid_lens = Tensor()) {
+    SectionScope scope(section_name());
+    return forward(X, valid_lens);
+  }
+  virtual const char* section_name() const = 0;
 };
 
 // d2l.Decoder: init_state(enc_outputs, enc_valid_lens), then forward(X, state) ->
@@ -35,7 +41,11 @@ class Decoder : public Module {
  public:
   virtual DecoderState init_state(const EncoderOutputs& enc_outputs, const Tensor& enc_valid_lens) = 0;
   virtual std::pair<Tensor, DecoderState> forward(const Tensor& X, const DecoderState& state) = 0;
-  std::pair<Tensor, DecoderState> operator()(const Tensor& X, const DecoderState& state) { return forward(X, state); }
+  std::pair<Tensor, DecoderState> operator()(const Tensor& X, const DecoderState& state) {
+    SectionScope scope(section_name());
+    return forward(X, state);
+  }
+  virtual const char* section_name() const = 0;
 };
 
 // d2l.AttentionDecoder: a decoder whose attention weights a chapter can draw.
@@ -50,18 +60,15 @@ class AttentionDecoder : public Decoder {
 // chapter owns them, as the book's `net = d2l.EncoderDecoder(encoder, decoder)` keeps the
 // objects it was given) and registers them as children "encoder" and "decoder", so
 // named_parameters(), train()/eval(), save() and load() cover both.
-class EncoderDecoder : public Module {
+class EncoderDecoder : public Layer<EncoderDecoder> {
  public:
+  static constexpr const char* section = "9.6 EncoderDecoder";
   EncoderDecoder(Encoder& encoder, Decoder& decoder);
   // enc_X (batch_size, num_steps) source ids, dec_X (batch_size, num_steps) decoder input
   // ids, valid_lens (batch_size,) source lengths or undefined -> the decoder's (output,
   // state); output (batch_size, num_steps, vocab_size) for the book's decoders.
   std::pair<Tensor, DecoderState> forward(const Tensor& enc_X, const Tensor& dec_X,
                                           const Tensor& valid_lens = Tensor());
-  std::pair<Tensor, DecoderState> operator()(const Tensor& enc_X, const Tensor& dec_X,
-                                             const Tensor& valid_lens = Tensor()) {
-    return forward(enc_X, dec_X, valid_lens);
-  }
 
   Encoder& encoder;
   Decoder& decoder;

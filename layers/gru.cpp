@@ -78,7 +78,6 @@ std::string GRU::extra_repr() const {
 }
 
 std::pair<Tensor, Tensor> GRU::forward(const Tensor& X, const Tensor& state) {
-  SectionScope section("9.1 GRU");
   check(X.defined() && X.ndim() == 3 && X.shape()[2] == input_size && X.shape()[0] >= 1, "GRU",
         "X must be (num_steps >= 1, batch_size, input_size = ", input_size, "), got ",
         printable_shape(X));

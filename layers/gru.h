@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/nn/module.h"
+#include "core/nn/layer.h"
 
 namespace d2l {
 
@@ -34,8 +34,9 @@ Tensor gru_recurrence(const Tensor& gi, const Tensor& h0, const Tensor& W_hh, co
 // (3h, h), bias_ih_l{k} (3h,), bias_hh_l{k} (3h,), rows in gate order r, z, n; all start
 // U(−1/√h, 1/√h) as PyTorch's reset_parameters. Dropout, in training mode, applies to each
 // layer's output before the next layer (not after the last one), as nn.GRU does.
-class GRU : public Module {
+class GRU : public Layer<GRU> {
  public:
+  static constexpr const char* section = "9.1 GRU";
   GRU(int64_t input_size, int64_t num_hiddens, int64_t num_layers = 1, float dropout = 0.0f);
 
   // X (num_steps, batch_size, input_size); state (num_layers, batch_size, num_hiddens), or
@@ -43,7 +44,6 @@ class GRU : public Module {
   //   -> output (num_steps, batch_size, num_hiddens): the last layer's h at every step,
   //      state  (num_layers, batch_size, num_hiddens): every layer's h at the last step.
   std::pair<Tensor, Tensor> forward(const Tensor& X, const Tensor& state = Tensor());
-  std::pair<Tensor, Tensor> operator()(const Tensor& X, const Tensor& state = Tensor()) { return forward(X, state); }
   // nn.GRU's: "input_size, num_hiddens", then ", num_layers=2" and ", dropout=0.1" when not
   // the defaults 1 and 0.
   std::string extra_repr() const override;

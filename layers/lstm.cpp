@@ -41,7 +41,6 @@ std::string LSTM::extra_repr() const {
 }
 
 std::pair<Tensor, LSTMState> LSTM::forward(const Tensor& X, const LSTMState& state) {
-  SectionScope section("9.2 LSTM");
   check(X.defined() && X.ndim() == 3 && X.shape()[2] == input_size && X.shape()[0] >= 1, "LSTM",
         "X must be (num_steps >= 1, batch_size, input_size = ", input_size, "), got ",
         printable_shape(X));

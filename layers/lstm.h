@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/nn/module.h"
+#include "core/nn/layer.h"
 
 namespace d2l {
 
@@ -31,8 +31,9 @@ struct LSTMState {
 // (4h,), bias_hh_l{k} (4h,), rows in gate order i, f, g, o; all start U(−1/√h, 1/√h) as
 // PyTorch's reset_parameters. Dropout, in training mode, applies to each layer's output
 // before the next layer (not after the last one), as nn.LSTM does.
-class LSTM : public Module {
+class LSTM : public Layer<LSTM> {
  public:
+  static constexpr const char* section = "9.2 LSTM";
   LSTM(int64_t input_size, int64_t num_hiddens, int64_t num_layers = 1, float dropout = 0.0f);
 
   // X (num_steps, batch_size, input_size); state {h0, c0}, each (num_layers, batch_size,
@@ -40,7 +41,6 @@ class LSTM : public Module {
   //   -> output (num_steps, batch_size, num_hiddens): the last layer's h at every step,
   //      state  {h_n, c_n}: every layer's h and c at the last step.
   std::pair<Tensor, LSTMState> forward(const Tensor& X, const LSTMState& state = {});
-  std::pair<Tensor, LSTMState> operator()(const Tensor& X, const LSTMState& state = {}) { return forward(X, state); }
   // nn.LSTM's: "input_size, num_hiddens", then ", num_layers=2" and ", dropout=0.1" when
   // not the defaults 1 and 0.
   std::string extra_repr() const override;

@@ -4,19 +4,14 @@
 // the core ops; the heads themselves are one DotProductAttention over batch_size * num_heads.
 #include "layers/multihead_attention.h"
 
-#include <algorithm>
-#include <string>
-
-#include "core/debug/debug.h"
 #include "core/shape.h"  // check
 #include "core/ops.h"
 
 namespace d2l {
 
 Tensor transpose_qkv(const Tensor& X, int64_t num_heads) {
-  check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(2) % num_heads == 0, "transpose_qkv",
-        "X must be (batch_size, no. of queries or kv pairs, num_hiddens) with num_hiddens divisible by num_heads (",
-        num_heads, "), got ", printable_shape(X));
+  check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(2) % num_heads == 0, "transpose_qkv", "X ",
+        printable_shape(X), " is not (batch_size, no. of steps, a multiple of num_heads = ", num_heads, ")");
   // (batch_size, no. of queries or kv pairs, num_heads, num_hiddens / num_heads)
   Tensor Y = reshape(X, {X.size(0), X.size(1), num_heads, -1});
   // (batch_size, num_heads, no. of queries or kv pairs, num_hiddens / num_heads)
@@ -26,9 +21,8 @@ Tensor transpose_qkv(const Tensor& X, int64_t num_heads) {
 }
 
 Tensor transpose_output(const Tensor& X, int64_t num_heads) {
-  check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(0) % num_heads == 0, "transpose_output",
-        "X must be (batch_size * num_heads, no. of queries, num_hiddens / num_heads) with a first dim divisible by ",
-        "num_heads (", num_heads, "), got ", printable_shape(X));
+  check(X.defined() && X.ndim() == 3 && num_heads > 0 && X.size(0) % num_heads == 0, "transpose_output", "X ",
+        printable_shape(X), " is not (a multiple of num_heads = ", num_heads, ", no. of queries, head size)");
   // (batch_size, num_heads, no. of queries, num_hiddens / num_heads)
   Tensor Y = reshape(X, {-1, num_heads, X.size(1), X.size(2)});
   // (batch_size, no. of queries, num_heads, num_hiddens / num_heads)
@@ -37,37 +31,22 @@ Tensor transpose_output(const Tensor& X, int64_t num_heads) {
   return reshape(Y, {Y.size(0), Y.size(1), -1});
 }
 
-// Runs before any member is built, so a bad num_heads fails with the layer's own message.
-static int64_t checked_num_heads(int64_t num_hiddens, int64_t num_heads) {
-  check(num_heads > 0, "MultiHeadAttention", "num_heads must be > 0, got ", num_heads);
-  check(num_hiddens > 0 && num_hiddens % num_heads == 0, "MultiHeadAttention", "num_hiddens (", num_hiddens,
-        ") is not divisible by num_heads (", num_heads, ")");
-  return num_heads;
-}
-
 MultiHeadAttention::MultiHeadAttention(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                                        int64_t num_heads, float dropout, bool bias)
-    : num_heads(checked_num_heads(num_hiddens, num_heads)),
-      attention(dropout),
-      W_q(query_size, num_hiddens, bias),
-      W_k(key_size, num_hiddens, bias),
-      W_v(value_size, num_hiddens, bias),
-      W_o(num_hiddens, num_hiddens, bias) {
-  register_module("attention", attention);
-  register_module("W_q", W_q);
-  register_module("W_k", W_k);
-  register_module("W_v", W_v);
-  register_module("W_o", W_o);
+    : num_heads(num_heads),
+      attention(&add_module<DotProductAttention>("attention", dropout)),
+      W_q(add_module<Linear>("W_q", query_size, num_hiddens, bias)),
+      W_k(add_module<Linear>("W_k", key_size, num_hiddens, bias)),
+      W_v(add_module<Linear>("W_v", value_size, num_hiddens, bias)),
+      W_o(add_module<Linear>("W_o", num_hiddens, num_hiddens, bias)) {
+  check(num_heads > 0 && num_hiddens > 0 && num_hiddens % num_heads == 0, "MultiHeadAttention", "num_hiddens (",
+        num_hiddens, ") is not divisible by num_heads (", num_heads, ")");
 }
 
 Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
                                    const Tensor& valid_lens) {
-  SectionScope section("10.5 MultiHeadAttention");
-  check_attention_args("MultiHeadAttention", queries, keys, values, valid_lens);
-  check(queries.size(2) == W_q.in_features && keys.size(2) == W_k.in_features && values.size(2) == W_v.in_features,
-        "MultiHeadAttention", "expected query_size ", W_q.in_features, ", key_size ", W_k.in_features,
-        ", value_size ", W_v.in_features, "; got queries ", queries.shape(), ", keys ", keys.shape(), ", values ",
-        values.shape());
+  check_attention_args("MultiHeadAttention", queries, keys, values, valid_lens, W_q.in_features, W_k.in_features,
+                       W_v.in_features);
   // Each: (batch_size * num_heads, no. of queries or kv pairs, num_hiddens / num_heads)
   const Tensor q = transpose_qkv(W_q(queries), num_heads);
   const Tensor k = transpose_qkv(W_k(keys), num_heads);
@@ -77,38 +56,9 @@ Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, co
   // (batch_size * num_heads, no. of queries).
   const Tensor lens = valid_lens.defined() ? repeat_interleave(valid_lens, num_heads, 0) : Tensor();
   // output: (batch_size * num_heads, no. of queries, num_hiddens / num_heads)
-  Tensor output;
-  if (memory_efficient) {
-    check(!additive && (attention.dropout.p == 0.0f || !training()), "MultiHeadAttention",
-          "memory_efficient needs scaled dot-product scoring and, in training, dropout 0 (got ",
-          additive ? "additive scoring" : "dropout ", additive ? "" : std::to_string(attention.dropout.p), ")");
-    output = memory_efficient_attention(q, k, v, lens);
-    attention.attention_weights = Tensor();
-  } else if (additive) {
-    output = (*additive)(q, k, v, lens);
-    attention.attention_weights = additive->attention_weights;  // where readers look
-  } else {
-    output = attention(q, k, v, lens);
-  }
-  if (!head_mask.empty()) {
-    check(static_cast<int64_t>(head_mask.size()) == num_heads, "MultiHeadAttention", "head_mask has ",
-          head_mask.size(), " factors for ", num_heads, " heads");
-    // Row b * num_heads + i is head i of item b: view the rows as (batch_size, num_heads)
-    // and scale by a (1, num_heads, 1, 1) tensor of the factors.
-    Tensor factors = empty({1, num_heads, 1, 1});
-    std::copy(head_mask.begin(), head_mask.end(), factors.data());
-    const Shape shape = output.shape();
-    output = reshape(reshape(output, {-1, num_heads, shape[1], shape[2]}) * factors, shape);
-  }
+  const Tensor output = (*attention)(q, k, v, lens);
   // output_concat: (batch_size, no. of queries, num_hiddens)
   return W_o(transpose_output(output, num_heads));
-}
-
-void MultiHeadAttention::use_additive_scoring() {
-  if (additive) return;
-  const int64_t head_size = W_q.out_features / num_heads;
-  additive = std::make_unique<AdditiveAttention>(head_size, head_size, head_size, attention.dropout.p);
-  register_module("additive", *additive);
 }
 
 }  // namespace d2l

@@ -4,7 +4,6 @@
 // pow, softmax, bmm), so the gradient with respect to w comes from their backward passes.
 #include "layers/nadaraya_watson.h"
 
-#include "core/debug/debug.h"
 #include "core/shape.h"  // check
 #include "core/ops.h"
 
@@ -25,7 +24,6 @@ void check_nw_args(const char* layer, const Tensor& queries, const Tensor& keys,
 }  // namespace
 
 Tensor NWKernelRegression::forward(const Tensor& queries, const Tensor& keys, const Tensor& values) {
-  SectionScope section("10.2 NWKernelRegression");
   check_nw_args("NWKernelRegression", queries, keys, values);
   const int64_t K = keys.size(1);
   // Each query repeated once per key: q (no. of queries, no. of kv pairs), row i all x_i.
@@ -45,7 +43,6 @@ NWAdaptiveKernelRegression::NWAdaptiveKernelRegression() {
 Tensor NWAdaptiveKernelRegression::width(const Tensor& queries) const { return w * exp(queries * v); }
 
 Tensor NWAdaptiveKernelRegression::forward(const Tensor& queries, const Tensor& keys, const Tensor& values) {
-  SectionScope section("10.2 NWAdaptiveKernelRegression");
   check_nw_args("NWAdaptiveKernelRegression", queries, keys, values);
   const int64_t K = keys.size(1);
   const Tensor q = reshape(repeat_interleave(queries, K, 0), {-1, K});

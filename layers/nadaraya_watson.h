@@ -3,7 +3,7 @@
 // nadaraya-waston.md).
 #pragma once
 
-#include "core/nn/module.h"
+#include "core/nn/layer.h"
 #include "core/tensor.h"
 
 namespace d2l {
@@ -15,13 +15,11 @@ namespace d2l {
 // inputs and outputs. w starts U[0, 1) as the book's torch.rand((1,)).
 //   queries (no. of queries,); keys, values (no. of queries, no. of kv pairs)
 //   -> (no. of queries,)
-class NWKernelRegression : public Module {
+class NWKernelRegression : public Layer<NWKernelRegression> {
  public:
+  static constexpr const char* section = "10.2 NWKernelRegression";
   NWKernelRegression();
   Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values);
-  Tensor operator()(const Tensor& queries, const Tensor& keys, const Tensor& values) {
-    return forward(queries, keys, values);
-  }
 
   Tensor w;                  // (1,)
   Tensor attention_weights;  // the last forward's: (no. of queries, no. of kv pairs)
@@ -36,13 +34,11 @@ class NWKernelRegression : public Module {
 // is 1 / w(x). Shapes as NWKernelRegression's:
 //   queries (no. of queries,); keys, values (no. of queries, no. of kv pairs)
 //   -> (no. of queries,)
-class NWAdaptiveKernelRegression : public Module {
+class NWAdaptiveKernelRegression : public Layer<NWAdaptiveKernelRegression> {
  public:
+  static constexpr const char* section = "10.2 NWAdaptiveKernelRegression";
   NWAdaptiveKernelRegression();
   Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values);
-  Tensor operator()(const Tensor& queries, const Tensor& keys, const Tensor& values) {
-    return forward(queries, keys, values);
-  }
   // w(x) for each query: (no. of queries,) -> (no. of queries,)
   Tensor width(const Tensor& queries) const;
 

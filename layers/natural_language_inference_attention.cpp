@@ -8,41 +8,24 @@
 #include "layers/natural_language_inference_attention.h"
 
 #include "core/shape.h"  // check
-#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {
 
 // --- mlp -------------------------------------------------------------------------------------
-mlp::mlp(int64_t num_inputs, int64_t num_hiddens, bool flatten)
-    : flatten(flatten), dropout1(0.2f), dropout2(0.2f), linear1(num_inputs, num_hiddens), linear2(num_hiddens, num_hiddens) {
-  // nn.Sequential indices: 0 Dropout, 1 Linear, 2 ReLU, [3 Flatten], Dropout, Linear, ReLU,
-  // [Flatten].
-  register_module("0", dropout1);
-  register_module("1", linear1);
-  register_module("2", relu1);
-  if (flatten) register_module("3", flatten1);
-  register_module(flatten ? "4" : "3", dropout2);
-  register_module(flatten ? "5" : "4", linear2);
-  register_module(flatten ? "6" : "5", relu2);
-  if (flatten) register_module("7", flatten2);
-}
-
-Tensor mlp::forward(const Tensor& x) const {
-  SectionScope section("15.5 mlp");
-  Tensor y = relu1(linear1(dropout1(x)));
-  // nn.Flatten(start_dim=1): (batch_size, d1, d2, ...) -> (batch_size, d1 * d2 * ...); a
-  // no-op on Aggregate's 2-D input.
-  if (flatten && y.ndim() > 2) y = flatten1(y);
-  y = relu2(linear2(dropout2(y)));
-  if (flatten && y.ndim() > 2) y = flatten2(y);
-  return y;
+mlp::mlp(int64_t num_inputs, int64_t num_hiddens, bool flatten_) : flatten(flatten_) {
+  add<Dropout>(0.2f);
+  linear1 = &add<Linear>(num_inputs, num_hiddens);
+  add<ReLU>();
+  if (flatten) add<Flatten>(1);  // (batch_size, d1, d2, ...) -> (batch_size, d1 * d2 * ...)
+  add<Dropout>(0.2f);
+  linear2 = &add<Linear>(num_hiddens, num_hiddens);
+  add<ReLU>();
+  if (flatten) add<Flatten>(1);
 }
 
 // --- Attend ----------------------------------------------------------------------------------
-Attend::Attend(int64_t num_inputs, int64_t num_hiddens) : f(num_inputs, num_hiddens, false) {
-  register_module("f", f);
-}
+Attend::Attend(int64_t num_inputs, int64_t num_hiddens) : f(add_module<mlp>("f", num_inputs, num_hiddens, false)) {}
 
 namespace {
 
@@ -55,12 +38,12 @@ void check_lens(const char* layer, const char* name, const Tensor& lens, const T
 
 }  // namespace
 
-Attend::Output Attend::forward(const Tensor& A, const Tensor& B, const Tensor& valid_lens_A, const Tensor& valid_lens_B) {
-  SectionScope section("15.5 Attend");
+Attend::Output Attend::forward(const Tensor& A, const Tensor& B, const Tensor& valid_lens_A,
+                               const Tensor& valid_lens_B) {
   check(A.defined() && B.defined() && A.ndim() == 3 && B.ndim() == 3 && A.size(0) == B.size(0) &&
-            A.size(2) == f.linear1.in_features && B.size(2) == f.linear1.in_features,
-        "Attend", "expected A (batch_size, m, ", f.linear1.in_features, ") and B (batch_size, n, ",
-        f.linear1.in_features, "), got A ", printable_shape(A), ", B ", printable_shape(B));
+            A.size(2) == f.linear1->in_features && B.size(2) == f.linear1->in_features,
+        "Attend", "expected A (batch_size, m, ", f.linear1->in_features, ") and B (batch_size, n, ",
+        f.linear1->in_features, "), got A ", printable_shape(A), ", B ", printable_shape(B));
   check_lens("Attend", "valid_lens_A", valid_lens_A, A);
   check_lens("Attend", "valid_lens_B", valid_lens_B, B);
   // f_A: (batch_size, m, num_hiddens); f_B: (batch_size, n, num_hiddens)
@@ -81,17 +64,14 @@ Attend::Output Attend::forward(const Tensor& A, const Tensor& B, const Tensor& v
 }
 
 // --- Compare ---------------------------------------------------------------------------------
-Compare::Compare(int64_t num_inputs, int64_t num_hiddens) : g(num_inputs, num_hiddens, false) {
-  register_module("g", g);
-}
+Compare::Compare(int64_t num_inputs, int64_t num_hiddens) : g(add_module<mlp>("g", num_inputs, num_hiddens, false)) {}
 
 Compare::Output Compare::forward(const Tensor& A, const Tensor& B, const Tensor& beta, const Tensor& alpha) const {
-  SectionScope section("15.5 Compare");
   check(A.defined() && B.defined() && beta.defined() && alpha.defined() && A.ndim() == 3 && B.ndim() == 3 &&
             beta.shape() == A.shape() && alpha.shape() == B.shape() && A.size(0) == B.size(0) &&
-            A.size(2) + beta.size(2) == g.linear1.in_features && B.size(2) + alpha.size(2) == g.linear1.in_features,
+            A.size(2) + beta.size(2) == g.linear1->in_features && B.size(2) + alpha.size(2) == g.linear1->in_features,
         "Compare", "expected A and beta (batch_size, m, d), B and alpha (batch_size, n, d) with 2d = ",
-        g.linear1.in_features, ", got A ", printable_shape(A), ", B ", printable_shape(B),
+        g.linear1->in_features, ", got A ", printable_shape(A), ", B ", printable_shape(B),
         ", beta ", printable_shape(beta), ", alpha ", printable_shape(alpha));
   // [a_i, β_i]: (batch_size, m, 2d) -> V_A (batch_size, m, num_hiddens) (eq_nli_v_ab)
   return {g(concat({A, beta}, 2)), g(concat({B, alpha}, 2))};
@@ -99,18 +79,15 @@ Compare::Output Compare::forward(const Tensor& A, const Tensor& B, const Tensor&
 
 // --- Aggregate -------------------------------------------------------------------------------
 Aggregate::Aggregate(int64_t num_inputs, int64_t num_hiddens, int64_t num_outputs)
-    : h(num_inputs, num_hiddens, true), linear(num_hiddens, num_outputs) {
-  register_module("h", h);
-  register_module("linear", linear);
-}
+    : h(add_module<mlp>("h", num_inputs, num_hiddens, true)),
+      linear(add_module<Linear>("linear", num_hiddens, num_outputs)) {}
 
 Tensor Aggregate::forward(const Tensor& V_A, const Tensor& V_B, const Tensor& valid_lens_A,
                           const Tensor& valid_lens_B) const {
-  SectionScope section("15.5 Aggregate");
   check(V_A.defined() && V_B.defined() && V_A.ndim() == 3 && V_B.ndim() == 3 && V_A.size(0) == V_B.size(0) &&
-            V_A.size(2) + V_B.size(2) == h.linear1.in_features,
-        "Aggregate", "expected V_A (batch_size, m, k) and V_B (batch_size, n, k') with k + k' = ", h.linear1.in_features,
-        ", got V_A ", printable_shape(V_A), ", V_B ", printable_shape(V_B));
+            V_A.size(2) + V_B.size(2) == h.linear1->in_features,
+        "Aggregate", "expected V_A (batch_size, m, k) and V_B (batch_size, n, k') with k + k' = ",
+        h.linear1->in_features, ", got V_A ", printable_shape(V_A), ", V_B ", printable_shape(V_B));
   check_lens("Aggregate", "valid_lens_A", valid_lens_A, V_A);
   check_lens("Aggregate", "valid_lens_B", valid_lens_B, V_B);
   // With lengths, the pad positions are zeroed first, so the sums run over true tokens only.
@@ -123,61 +100,29 @@ Tensor Aggregate::forward(const Tensor& V_A, const Tensor& V_B, const Tensor& va
 // --- DecomposableAttention -------------------------------------------------------------------
 DecomposableAttention::DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens,
                                              int64_t num_inputs_attend, int64_t num_inputs_compare,
-                                             int64_t num_inputs_agg, bool mask_pad, int64_t pad_idx,
-                                             int64_t num_outputs)
-    : embedding(vocab_size, embed_size),
-      attend(num_inputs_attend, num_hiddens),
-      compare(num_inputs_compare, num_hiddens),
-      aggregate(num_inputs_agg, num_hiddens, num_outputs),  // the book's 3: entailment, contradiction, neutral
-      mask_pad(mask_pad),
-      pad_idx(pad_idx) {
-  check(!mask_pad || (pad_idx >= 0 && pad_idx < vocab_size), "DecomposableAttention",
-        "mask_pad needs pad_idx = vocab['<pad>'] in [0, vocab_size = ", vocab_size, "), got ", pad_idx);
+                                             int64_t num_inputs_agg, int64_t num_outputs)
+    : embedding(add_module<Embedding>("embedding", vocab_size, embed_size)),
+      attend(add_module<Attend>("attend", num_inputs_attend, num_hiddens)),
+      compare(add_module<Compare>("compare", num_inputs_compare, num_hiddens)),
+      aggregate(add_module<Aggregate>("aggregate", num_inputs_agg, num_hiddens, num_outputs)) {  // the book's 3
   // The book passes the three input sizes separately; they must agree with embed_size and
   // num_hiddens, or the first forward would fail deep inside a Linear.
   check(num_inputs_attend == embed_size && num_inputs_compare == 2 * embed_size && num_inputs_agg == 2 * num_hiddens,
         "DecomposableAttention", "need num_inputs_attend = embed_size (", embed_size,
         "), num_inputs_compare = 2 * embed_size, num_inputs_agg = 2 * num_hiddens (", 2 * num_hiddens,
         "), got ", num_inputs_attend, ", ", num_inputs_compare, ", ", num_inputs_agg);
-  register_module("embedding", embedding);
-  register_module("attend", attend);
-  register_module("compare", compare);
-  register_module("aggregate", aggregate);
-}
-
-Tensor valid_lengths(const Tensor& tokens, int64_t pad_idx) {
-  check(tokens.defined() && tokens.ndim() == 2, "valid_lengths", "tokens must be (batch_size, num_steps), got ",
-        printable_shape(tokens));
-  const int64_t N = tokens.size(0), T = tokens.size(1);
-  Tensor lens = zeros({N});
-  for (int64_t b = 0; b < N; ++b)
-    for (int64_t t = 0; t < T; ++t) lens.data()[b] += tokens.data()[b * T + t] != static_cast<float>(pad_idx);
-  return lens;
 }
 
 Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypotheses) {
-  SectionScope section("15.5 DecomposableAttention");
   check(premises.defined() && hypotheses.defined() && premises.ndim() == 2 && hypotheses.ndim() == 2 &&
             premises.size(0) == hypotheses.size(0),
         "DecomposableAttention", "expected premises (batch_size, m) and hypotheses (batch_size, n), got ",
         printable_shape(premises), " and ", printable_shape(hypotheses));
   // A: (batch_size, m, embed_size); B: (batch_size, n, embed_size)
   const Tensor A = embedding(premises), B = embedding(hypotheses);
-  const Tensor len_A = mask_pad ? valid_lengths(premises, pad_idx) : Tensor();
-  const Tensor len_B = mask_pad ? valid_lengths(hypotheses, pad_idx) : Tensor();
-  const Attend::Output ba = attend(A, B, len_A, len_B);
+  const Attend::Output ba = attend(A, B);
   const Compare::Output v = compare(A, B, ba.beta, ba.alpha);
-  return aggregate(v.V_A, v.V_B, len_A, len_B);  // Y_hat: (batch_size, 3)
-}
-
-DecomposableSimilarity::DecomposableSimilarity(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens)
-    : net(vocab_size, embed_size, num_hiddens, embed_size, 2 * embed_size, 2 * num_hiddens, false, -1, 1) {
-  register_module("net", net);
-}
-
-Tensor DecomposableSimilarity::forward(const Tensor& premises, const Tensor& hypotheses) {
-  SectionScope section("15.5 DecomposableSimilarity");
-  return sigmoid(reshape(net(premises, hypotheses), {-1}));  // (batch_size, 1) -> (batch_size,) in (0, 1)
+  return aggregate(v.V_A, v.V_B);  // Y_hat: (batch_size, 3)
 }
 
 }  // namespace d2l

@@ -11,18 +11,16 @@
 // instead of m·n.
 //
 // <pad>: the book feeds sentences padded to num_steps = 50 and masks nothing, so every pad
-// token takes part in the softmax over the other sentence and in the sums over positions
-// (all pads share one embedding, so they act as a learned "sentence-length" feature). That is
-// the default here, to reproduce the book. mask_pad = true instead gives pads zero attention
-// weight (masked_softmax over the true lengths, as 10.3 does for the decoder's keys) and
-// leaves them out of the sums, so the output no longer depends on how much padding there is.
+// token takes part in the softmax over the other sentence and in the sums over positions.
+// Attend and Aggregate take optional true lengths for a model that masks them
+// (layers/exercises/natural_language_inference_attention.h).
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "core/nn/module.h"
-#include "core/tensor.h"
 #include "core/nn/basic.h"
+#include "core/nn/container.h"
+#include "core/nn/layer.h"
 
 namespace d2l {
 
@@ -33,18 +31,14 @@ namespace d2l {
 // Every layer is registered under its nn.Sequential index (the Linears "1" and "4", or "1"
 // and "5" with flatten), so parameter names match the PyTorch model's state_dict and the
 // model prints as the book's nn.Sequential.
-class mlp : public Module {
+class mlp : public Layer<mlp, Sequential> {
  public:
+  static constexpr const char* section = "15.5 mlp";
   mlp(int64_t num_inputs, int64_t num_hiddens, bool flatten);
-  Tensor forward(const Tensor& x) const;
-  Tensor operator()(const Tensor& x) const { return forward(x); }
   std::string type_name() const override { return "Sequential"; }  // the book returns nn.Sequential
 
   bool flatten;
-  Dropout dropout1, dropout2;
-  Linear linear1, linear2;  // (num_hiddens, num_inputs), (num_hiddens, num_hiddens)
-  ReLU relu1, relu2;
-  Flatten flatten1, flatten2;  // registered only with flatten
+  Linear *linear1, *linear2;  // (num_hiddens, num_inputs), (num_hiddens, num_hiddens)
 };
 
 // Step 1, attending: soft alignment of each sentence to every token of the other.
@@ -52,20 +46,17 @@ class mlp : public Module {
 //   valid_lens_A/_B: undefined (the book: nothing masked) or (batch_size,) true lengths
 //   -> beta (batch_size, m, embed_size): B softly aligned to each token of A
 //      alpha (batch_size, n, embed_size): A softly aligned to each token of B
-class Attend : public Module {
+class Attend : public Layer<Attend> {
  public:
+  static constexpr const char* section = "15.5 Attend";
   Attend(int64_t num_inputs, int64_t num_hiddens);
   struct Output {
     Tensor beta, alpha;
   };
   Output forward(const Tensor& A, const Tensor& B, const Tensor& valid_lens_A = Tensor(),
                  const Tensor& valid_lens_B = Tensor());
-  Output operator()(const Tensor& A, const Tensor& B, const Tensor& valid_lens_A = Tensor(),
-                    const Tensor& valid_lens_B = Tensor()) {
-    return forward(A, B, valid_lens_A, valid_lens_B);
-  }
 
-  mlp f;
+  mlp& f;
   // The last forward's alignment weights, for heatmaps (their graph is freed by backward):
   Tensor beta_weights;   // softmax over j of e: (batch_size, m, n); row i sums to 1
   Tensor alpha_weights;  // softmax over i of e, stored transposed: (batch_size, n, m)
@@ -75,18 +66,16 @@ class Attend : public Module {
 //   A (batch_size, m, embed_size), beta (batch_size, m, embed_size)
 //   B (batch_size, n, embed_size), alpha (batch_size, n, embed_size)
 //   -> V_A (batch_size, m, num_hiddens), V_B (batch_size, n, num_hiddens)
-class Compare : public Module {
+class Compare : public Layer<Compare> {
  public:
+  static constexpr const char* section = "15.5 Compare";
   Compare(int64_t num_inputs, int64_t num_hiddens);  // num_inputs = 2 * embed_size
   struct Output {
     Tensor V_A, V_B;
   };
   Output forward(const Tensor& A, const Tensor& B, const Tensor& beta, const Tensor& alpha) const;
-  Output operator()(const Tensor& A, const Tensor& B, const Tensor& beta, const Tensor& alpha) const {
-    return forward(A, B, beta, alpha);
-  }
 
-  mlp g;
+  mlp& g;
 };
 
 // Step 3, aggregating: sum each set of comparison vectors over its positions, concatenate,
@@ -94,58 +83,33 @@ class Compare : public Module {
 //   V_A (batch_size, m, num_hiddens), V_B (batch_size, n, num_hiddens)
 //   valid_lens_A/_B: undefined (sum every position, the book) or (batch_size,): sum only
 //   positions < length   -> Y_hat (batch_size, num_outputs), unnormalised scores
-class Aggregate : public Module {
+class Aggregate : public Layer<Aggregate> {
  public:
+  static constexpr const char* section = "15.5 Aggregate";
   Aggregate(int64_t num_inputs, int64_t num_hiddens, int64_t num_outputs);  // num_inputs = 2 * num_hiddens
   Tensor forward(const Tensor& V_A, const Tensor& V_B, const Tensor& valid_lens_A = Tensor(),
                  const Tensor& valid_lens_B = Tensor()) const;
-  Tensor operator()(const Tensor& V_A, const Tensor& V_B, const Tensor& valid_lens_A = Tensor(),
-                    const Tensor& valid_lens_B = Tensor()) const {
-    return forward(V_A, V_B, valid_lens_A, valid_lens_B);
-  }
 
-  mlp h;
-  Linear linear;  // (num_outputs, num_hiddens)
+  mlp& h;
+  Linear& linear;  // (num_outputs, num_hiddens)
 };
 
 // The whole model. premises (batch_size, m), hypotheses (batch_size, n): token indices (as
 // floats, like every index tensor here) -> Y_hat (batch_size, 3): entailment, contradiction,
 // neutral. The book passes the vocabulary and reads len(vocab); here the caller passes
-// vocab_size = len(vocab) (the data side, Vocab and GloVe, stays in tools/). With mask_pad,
-// pad_idx = vocab['<pad>'] is required: the true lengths are the counts of other tokens
-// (truncate_pad puts every pad at the end, so that count is where the padding starts).
-class DecomposableAttention : public Module {
+// vocab_size = len(vocab) (the data side, Vocab and GloVe, stays in tools/).
+class DecomposableAttention : public Layer<DecomposableAttention> {
  public:
-  // num_outputs: the book's 3 classes; DecomposableSimilarity (below) asks for 1.
+  static constexpr const char* section = "15.5 DecomposableAttention";
+  // num_outputs: the book's 3 classes; exercise 3's DecomposableSimilarity asks for 1.
   DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_inputs_attend = 100,
-                        int64_t num_inputs_compare = 200, int64_t num_inputs_agg = 400, bool mask_pad = false,
-                        int64_t pad_idx = -1, int64_t num_outputs = 3);
-  Tensor forward(const Tensor& premises, const Tensor& hypotheses);
-  Tensor operator()(const Tensor& premises, const Tensor& hypotheses) { return forward(premises, hypotheses); }
+                        int64_t num_inputs_compare = 200, int64_t num_inputs_agg = 400, int64_t num_outputs = 3);
+  virtual Tensor forward(const Tensor& premises, const Tensor& hypotheses);  // a variant may mask the pads
 
-  Embedding embedding;
-  Attend attend;
-  Compare compare;
-  Aggregate aggregate;
-  bool mask_pad;
-  int64_t pad_idx;  // vocab['<pad>'] with mask_pad; unused (-1 by default) without
+  Embedding& embedding;
+  Attend& attend;
+  Compare& compare;
+  Aggregate& aggregate;
 };
-
-// The section's exercise 3: a graded similarity in [0, 1] instead of three classes. The
-// same attend, compare and aggregate steps (a DecomposableAttention with one output),
-// then a sigmoid:
-//   premises (batch_size, m), hypotheses (batch_size, n) token indices -> (batch_size,)
-// Trained as a regression (squared error) on a target in [0, 1].
-class DecomposableSimilarity : public Module {
- public:
-  DecomposableSimilarity(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens);
-  Tensor forward(const Tensor& premises, const Tensor& hypotheses);
-  Tensor operator()(const Tensor& premises, const Tensor& hypotheses) { return forward(premises, hypotheses); }
-
-  DecomposableAttention net;  // num_outputs = 1
-};
-
-// (batch_size, num_steps) token indices -> (batch_size,) counts of tokens != pad_idx.
-Tensor valid_lengths(const Tensor& tokens, int64_t pad_idx);
 
 }  // namespace d2l

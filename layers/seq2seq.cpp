@@ -17,13 +17,10 @@ void check_token_ids(const Tensor& X, const char* layer) {
 // --- Seq2SeqEncoder --------------------------------------------------------------------------
 Seq2SeqEncoder::Seq2SeqEncoder(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_layers,
                                float dropout)
-    : embedding(vocab_size, embed_size), rnn(embed_size, num_hiddens, num_layers, dropout) {
-  register_module("embedding", embedding);
-  register_module("rnn", rnn);
-}
+    : embedding(add_module<Embedding>("embedding", vocab_size, embed_size)),
+      rnn(add_module<GRU>("rnn", embed_size, num_hiddens, num_layers, dropout)) {}
 
 EncoderOutputs Seq2SeqEncoder::forward(const Tensor& X, const Tensor&) {
-  SectionScope section("9.7 Seq2SeqEncoder");
   check_token_ids(X, "Seq2SeqEncoder");
   // X: (batch_size, num_steps, embed_size)
   Tensor emb = embedding(X);
@@ -38,13 +35,9 @@ EncoderOutputs Seq2SeqEncoder::forward(const Tensor& X, const Tensor&) {
 // --- Seq2SeqDecoder --------------------------------------------------------------------------
 Seq2SeqDecoder::Seq2SeqDecoder(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_layers,
                                float dropout)
-    : embedding(vocab_size, embed_size),
-      rnn(embed_size + num_hiddens, num_hiddens, num_layers, dropout),
-      dense(num_hiddens, vocab_size) {
-  register_module("embedding", embedding);
-  register_module("rnn", rnn);
-  register_module("dense", dense);
-}
+    : embedding(add_module<Embedding>("embedding", vocab_size, embed_size)),
+      rnn(add_module<GRU>("rnn", embed_size + num_hiddens, num_hiddens, num_layers, dropout)),
+      dense(add_module<Linear>("dense", num_hiddens, vocab_size)) {}
 
 DecoderState Seq2SeqDecoder::init_state(const EncoderOutputs& enc_outputs, const Tensor&) {
   check(enc_outputs.size() == 2, "Seq2SeqDecoder", "init_state expects the encoder's {output, state}, got ",
@@ -53,7 +46,6 @@ DecoderState Seq2SeqDecoder::init_state(const EncoderOutputs& enc_outputs, const
 }
 
 std::pair<Tensor, DecoderState> Seq2SeqDecoder::forward(const Tensor& X, const DecoderState& state) {
-  SectionScope section("9.7 Seq2SeqDecoder");
   check(state.size() == 1, "Seq2SeqDecoder", "state must be {hidden state}, got ", state.size(), " tensors");
   check_token_ids(X, "Seq2SeqDecoder");
   check(state[0].ndim() == 3, "Seq2SeqDecoder", "state must be (num_layers, batch_size, num_hiddens), got ",

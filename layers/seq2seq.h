@@ -18,15 +18,15 @@ namespace d2l {
 //   X (batch_size, num_steps) token ids  ->  {output (num_steps, batch_size, num_hiddens),
 //                                             state  (num_layers, batch_size, num_hiddens)}
 // valid_lens is not used (the book's encoder reads the padding too).
-class Seq2SeqEncoder : public Encoder {
+class Seq2SeqEncoder : public Layer<Seq2SeqEncoder, Encoder> {
  public:
+  static constexpr const char* section = "9.7 Seq2SeqEncoder";
   Seq2SeqEncoder(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_layers,
                  float dropout = 0.0f);
   EncoderOutputs forward(const Tensor& X, const Tensor& valid_lens) override;
-  using Encoder::operator();
 
-  Embedding embedding;
-  GRU rnn;
+  Embedding& embedding;
+  GRU& rnn;
 };
 
 // Seq2SeqDecoder (sec_seq2seq_decoder): the encoder's final state starts the decoder, and
@@ -36,17 +36,17 @@ class Seq2SeqEncoder : public Encoder {
 //   forward(X (batch_size, num_steps), state) -> output (batch_size, num_steps, vocab_size)
 // As in the book, the context is the last layer of the state passed in, so in greedy
 // prediction (one step per call) it follows the decoder's own state, not the encoder's.
-class Seq2SeqDecoder : public Decoder {
+class Seq2SeqDecoder : public Layer<Seq2SeqDecoder, Decoder> {
  public:
+  static constexpr const char* section = "9.7 Seq2SeqDecoder";
   Seq2SeqDecoder(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_layers,
                  float dropout = 0.0f);
   DecoderState init_state(const EncoderOutputs& enc_outputs, const Tensor& enc_valid_lens = Tensor()) override;
   std::pair<Tensor, DecoderState> forward(const Tensor& X, const DecoderState& state) override;
-  using Decoder::operator();
 
-  Embedding embedding;
-  GRU rnn;
-  Linear dense;
+  Embedding& embedding;
+  GRU& rnn;
+  Linear& dense;
 };
 
 // MaskedSoftmaxCELoss: the book's per-sequence loss

@@ -4,30 +4,24 @@
 #include <cmath>
 #include <string>
 
-#include "core/debug/debug.h"
 #include "core/ops.h"
+#include "layers/exercises/self_attention_and_positional_encoding.h"  // make_positional_encoding
 
 namespace d2l {
 
 PositionWiseFFN::PositionWiseFFN(int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t ffn_num_outputs)
-    : dense1(ffn_num_input, ffn_num_hiddens), dense2(ffn_num_hiddens, ffn_num_outputs) {
-  register_module("dense1", dense1);
-  register_module("relu", relu);
-  register_module("dense2", dense2);
-}
+    : dense1(add_module<Linear>("dense1", ffn_num_input, ffn_num_hiddens)),
+      relu(add_module<ReLU>("relu")),
+      dense2(add_module<Linear>("dense2", ffn_num_hiddens, ffn_num_outputs)) {}
 
 Tensor PositionWiseFFN::forward(const Tensor& X) const {
-  SectionScope section("10.7 PositionWiseFFN");
   return dense2(relu(dense1(X)));  // relu: the ReLU child, as the book's self.relu
 }
 
-AddNorm::AddNorm(Shape normalized_shape, float dropout_p) : dropout(dropout_p), ln(std::move(normalized_shape)) {
-  register_module("dropout", dropout);
-  register_module("ln", ln);
-}
+AddNorm::AddNorm(const Shape& normalized_shape, float dropout)
+    : dropout(add_module<Dropout>("dropout", dropout)), ln(add_module<LayerNorm>("ln", normalized_shape)) {}
 
 Tensor AddNorm::forward(const Tensor& X, const Tensor& Y) const {
-  SectionScope section("10.7 AddNorm");
   check(X.shape() == Y.shape(), "AddNorm", "X ", X.shape(), " and Y ", Y.shape(), " must have the same shape");
   return ln(dropout(Y) + X);
 }
@@ -35,18 +29,13 @@ Tensor AddNorm::forward(const Tensor& X, const Tensor& Y) const {
 EncoderBlock::EncoderBlock(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                            Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
                            float dropout, bool use_bias)
-    : attention(key_size, query_size, value_size, num_hiddens, num_heads, dropout, use_bias),
-      addnorm1(norm_shape, dropout),
-      ffn(ffn_num_input, ffn_num_hiddens, num_hiddens),
-      addnorm2(norm_shape, dropout) {
-  register_module("attention", attention);
-  register_module("addnorm1", addnorm1);
-  register_module("ffn", ffn);
-  register_module("addnorm2", addnorm2);
-}
+    : attention(add_module<MultiHeadAttention>("attention", key_size, query_size, value_size, num_hiddens, num_heads,
+                                               dropout, use_bias)),
+      addnorm1(add_module<AddNorm>("addnorm1", norm_shape, dropout)),
+      ffn(add_module<PositionWiseFFN>("ffn", ffn_num_input, ffn_num_hiddens, num_hiddens)),
+      addnorm2(add_module<AddNorm>("addnorm2", norm_shape, dropout)) {}
 
 Tensor EncoderBlock::forward(const Tensor& X, const Tensor& valid_lens) {
-  SectionScope section("10.7 EncoderBlock");
   const Tensor Y = addnorm1(X, attention(X, X, X, valid_lens));
   return addnorm2(Y, ffn(Y));
 }
@@ -56,26 +45,21 @@ TransformerEncoder::TransformerEncoder(int64_t vocab_size, int64_t key_size, int
                                        int64_t ffn_num_hiddens, int64_t num_heads, int64_t num_layers, float dropout,
                                        bool use_bias, const std::string& pe)
     : num_hiddens(num_hiddens_),
-      embedding(vocab_size, num_hiddens_),
-      pos_encoding(make_positional_encoding(pe, num_hiddens_, dropout)) {
-  register_module("embedding", embedding);
-  register_module("pos_encoding", *pos_encoding);
-  register_module("blks", blks_seq);
-  for (int64_t i = 0; i < num_layers; ++i) {
-    blks.push_back(std::make_unique<EncoderBlock>(key_size, query_size, value_size, num_hiddens, norm_shape,
-                                                  ffn_num_input, ffn_num_hiddens, num_heads, dropout, use_bias));
-    blks_seq.add_module("block" + std::to_string(i), *blks.back());  // the book's add_module names
-  }
+      embedding(add_module<Embedding>("embedding", vocab_size, num_hiddens_)),
+      pos_encoding(&add_module("pos_encoding", make_positional_encoding(pe, num_hiddens_, dropout))),
+      blks(add_module<Blocks<EncoderBlock>>("blks")) {
+  for (int64_t i = 0; i < num_layers; ++i)
+    blks.add("block" + std::to_string(i), key_size, query_size, value_size, num_hiddens, norm_shape, ffn_num_input,
+             ffn_num_hiddens, num_heads, dropout, use_bias);
 }
 
 EncoderOutputs TransformerEncoder::forward(const Tensor& X, const Tensor& valid_lens) {
-  SectionScope section("10.7 TransformerEncoder");
   // X: (batch_size, num_steps) -> (batch_size, num_steps, num_hiddens)
   Tensor H = (*pos_encoding)(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)));
   attention_weights.clear();
-  for (auto& blk : blks) {
+  for (EncoderBlock* blk : blks) {
     H = (*blk)(H, valid_lens);
-    attention_weights.push_back(blk->attention.attention.attention_weights);
+    attention_weights.push_back(blk->attention.attention->attention_weights);
   }
   return {H};
 }
@@ -84,22 +68,16 @@ DecoderBlock::DecoderBlock(int64_t key_size, int64_t query_size, int64_t value_s
                            Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
                            float dropout, int64_t i_)
     : i(i_),
-      attention1(key_size, query_size, value_size, num_hiddens, num_heads, dropout),
-      addnorm1(norm_shape, dropout),
-      attention2(key_size, query_size, value_size, num_hiddens, num_heads, dropout),
-      addnorm2(norm_shape, dropout),
-      ffn(ffn_num_input, ffn_num_hiddens, num_hiddens),
-      addnorm3(norm_shape, dropout) {
-  register_module("attention1", attention1);
-  register_module("addnorm1", addnorm1);
-  register_module("attention2", attention2);
-  register_module("addnorm2", addnorm2);
-  register_module("ffn", ffn);
-  register_module("addnorm3", addnorm3);
-}
+      attention1(add_module<MultiHeadAttention>("attention1", key_size, query_size, value_size, num_hiddens, num_heads,
+                                                dropout)),
+      addnorm1(add_module<AddNorm>("addnorm1", norm_shape, dropout)),
+      attention2(add_module<MultiHeadAttention>("attention2", key_size, query_size, value_size, num_hiddens, num_heads,
+                                                dropout)),
+      addnorm2(add_module<AddNorm>("addnorm2", norm_shape, dropout)),
+      ffn(add_module<PositionWiseFFN>("ffn", ffn_num_input, ffn_num_hiddens, num_hiddens)),
+      addnorm3(add_module<AddNorm>("addnorm3", norm_shape, dropout)) {}
 
 Tensor DecoderBlock::forward(const Tensor& X, DecoderState& state) {
-  SectionScope section("10.7 DecoderBlock");
   const Tensor& enc_outputs = state[0];
   const Tensor& enc_valid_lens = state[1];
   Tensor& cache = state[2 + i];
@@ -126,18 +104,13 @@ TransformerDecoder::TransformerDecoder(int64_t vocab_size, int64_t key_size, int
                                        const std::string& pe)
     : num_hiddens(num_hiddens_),
       num_layers(num_layers_),
-      embedding(vocab_size, num_hiddens_),
-      pos_encoding(make_positional_encoding(pe, num_hiddens_, dropout)),
-      dense(num_hiddens_, vocab_size) {
-  register_module("embedding", embedding);
-  register_module("pos_encoding", *pos_encoding);
-  register_module("blks", blks_seq);
-  for (int64_t i = 0; i < num_layers; ++i) {
-    blks.push_back(std::make_unique<DecoderBlock>(key_size, query_size, value_size, num_hiddens, norm_shape,
-                                                  ffn_num_input, ffn_num_hiddens, num_heads, dropout, i));
-    blks_seq.add_module("block" + std::to_string(i), *blks.back());
-  }
-  register_module("dense", dense);
+      embedding(add_module<Embedding>("embedding", vocab_size, num_hiddens_)),
+      pos_encoding(&add_module("pos_encoding", make_positional_encoding(pe, num_hiddens_, dropout))),
+      blks(add_module<Blocks<DecoderBlock>>("blks")),
+      dense(add_module<Linear>("dense", num_hiddens_, vocab_size)) {
+  for (int64_t i = 0; i < num_layers; ++i)
+    blks.add("block" + std::to_string(i), key_size, query_size, value_size, num_hiddens, norm_shape, ffn_num_input,
+             ffn_num_hiddens, num_heads, dropout, i);
 }
 
 DecoderState TransformerDecoder::init_state(const EncoderOutputs& enc_outputs, const Tensor& enc_valid_lens) {
@@ -148,7 +121,6 @@ DecoderState TransformerDecoder::init_state(const EncoderOutputs& enc_outputs, c
 }
 
 std::pair<Tensor, DecoderState> TransformerDecoder::forward(const Tensor& X, const DecoderState& state_in) {
-  SectionScope section("10.7 TransformerDecoder");
   check(static_cast<int64_t>(state_in.size()) == 2 + num_layers, "TransformerDecoder", "state has ", state_in.size(),
         " entries, expected 2 + num_layers = ", 2 + num_layers, " (use init_state)");
   DecoderState state = state_in;
@@ -157,10 +129,10 @@ std::pair<Tensor, DecoderState> TransformerDecoder::forward(const Tensor& X, con
   const int64_t offset = pe_offset && state[2].defined() ? state[2].size(1) : 0;
   Tensor H = (*pos_encoding)(embedding(X) * std::sqrt(static_cast<float>(num_hiddens)), offset);
   std::vector<Tensor> self_w, cross_w;
-  for (auto& blk : blks) {
-    H = blk->forward(H, state);
-    self_w.push_back(blk->attention1.attention.attention_weights);
-    cross_w.push_back(blk->attention2.attention.attention_weights);
+  for (DecoderBlock* blk : blks) {
+    H = (*blk)(H, state);
+    self_w.push_back(blk->attention1.attention->attention_weights);
+    cross_w.push_back(blk->attention2.attention->attention_weights);
   }
   attention_weights_ = self_w;
   attention_weights_.insert(attention_weights_.end(), cross_w.begin(), cross_w.end());

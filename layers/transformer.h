@@ -5,7 +5,6 @@
 // decoder blocks of masked self-attention + encoder–decoder attention + FFN.
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,38 +17,38 @@ namespace d2l {
 
 // Linear, ReLU, Linear applied to every position alike:
 // X (batch_size, no. of steps, ffn_num_input) -> (batch_size, no. of steps, ffn_num_outputs).
-class PositionWiseFFN : public Module {
+class PositionWiseFFN : public Layer<PositionWiseFFN> {
  public:
+  static constexpr const char* section = "10.7 PositionWiseFFN";
   PositionWiseFFN(int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t ffn_num_outputs);
   Tensor forward(const Tensor& X) const;
-  Tensor operator()(const Tensor& X) const { return forward(X); }
-  Linear dense1;
-  ReLU relu;
-  Linear dense2;
+  Linear& dense1;
+  ReLU& relu;
+  Linear& dense2;
 };
 
 // LayerNorm(dropout(Y) + X): the residual connection, then layer normalisation over
 // normalized_shape (the trailing dims). X and Y share one shape.
-class AddNorm : public Module {
+class AddNorm : public Layer<AddNorm> {
  public:
-  AddNorm(Shape normalized_shape, float dropout);
+  static constexpr const char* section = "10.7 AddNorm";
+  AddNorm(const Shape& normalized_shape, float dropout);
   Tensor forward(const Tensor& X, const Tensor& Y) const;
-  Tensor operator()(const Tensor& X, const Tensor& Y) const { return forward(X, Y); }
-  Dropout dropout;
-  LayerNorm ln;
+  Dropout& dropout;
+  LayerNorm& ln;
 };
 
 // X (batch_size, no. of steps, num_hiddens), valid_lens (batch_size,) -> same shape as X.
-class EncoderBlock : public Module {
+class EncoderBlock : public Layer<EncoderBlock> {
  public:
+  static constexpr const char* section = "10.7 EncoderBlock";
   EncoderBlock(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens, Shape norm_shape,
                int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads, float dropout, bool use_bias = false);
   Tensor forward(const Tensor& X, const Tensor& valid_lens);
-  Tensor operator()(const Tensor& X, const Tensor& valid_lens) { return forward(X, valid_lens); }
-  MultiHeadAttention attention;
-  AddNorm addnorm1;
-  PositionWiseFFN ffn;
-  AddNorm addnorm2;
+  MultiHeadAttention& attention;
+  AddNorm& addnorm1;
+  PositionWiseFFN& ffn;
+  AddNorm& addnorm2;
 };
 
 // Embedding × sqrt(num_hiddens), positional encoding, then num_layers EncoderBlocks.
@@ -60,17 +59,17 @@ class EncoderBlock : public Module {
 // 5.7 for the book's 32: at the start of training they outweigh the encoding.
 // pe: "sinusoidal" (the book's PositionalEncoding) or "learned" (LearnedPositionalEncoding,
 // the exercise of sec_self-attention-and-positional-encoding).
-class TransformerEncoder : public Encoder {
+class TransformerEncoder : public Layer<TransformerEncoder, Encoder> {
  public:
+  static constexpr const char* section = "10.7 TransformerEncoder";
   TransformerEncoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                      Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
                      int64_t num_layers, float dropout, bool use_bias = false, const std::string& pe = "sinusoidal");
   EncoderOutputs forward(const Tensor& X, const Tensor& valid_lens) override;
   int64_t num_hiddens;
-  Embedding embedding;
-  std::unique_ptr<PositionalEncodingBase> pos_encoding;  // registered as "pos_encoding"
-  std::vector<std::unique_ptr<EncoderBlock>> blks;  // the blocks, owned here
-  NamedBlocks blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
+  Embedding& embedding;
+  PositionalEncodingBase* pos_encoding;
+  Blocks<EncoderBlock>& blks;  // the book's nn.Sequential: "block0", "block1", ...
   std::vector<Tensor> attention_weights;  // per block: (batch_size * num_heads, num_steps, num_steps)
 };
 
@@ -78,23 +77,25 @@ class TransformerEncoder : public Encoder {
 // in training key_values is the block's whole input and a causal mask (valid lengths
 // 1..num_steps per query) hides the future; in prediction tokens arrive one at a time and
 // key_values caches every input the block has seen so far, so each step attends to the past.
-class DecoderBlock : public Module {
+class DecoderBlock : public Layer<DecoderBlock> {
  public:
+  static constexpr const char* section = "10.7 DecoderBlock";
   DecoderBlock(int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens, Shape norm_shape,
                int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads, float dropout, int64_t i);
   Tensor forward(const Tensor& X, DecoderState& state);
   int64_t i;
-  MultiHeadAttention attention1;
-  AddNorm addnorm1;
-  MultiHeadAttention attention2;
-  AddNorm addnorm2;
-  PositionWiseFFN ffn;
-  AddNorm addnorm3;
+  MultiHeadAttention& attention1;
+  AddNorm& addnorm1;
+  MultiHeadAttention& attention2;
+  AddNorm& addnorm2;
+  PositionWiseFFN& ffn;
+  AddNorm& addnorm3;
 };
 
 // pe as TransformerEncoder's.
-class TransformerDecoder : public AttentionDecoder {
+class TransformerDecoder : public Layer<TransformerDecoder, AttentionDecoder> {
  public:
+  static constexpr const char* section = "10.7 TransformerDecoder";
   TransformerDecoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                      Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
                      int64_t num_layers, float dropout, const std::string& pe = "sinusoidal");
@@ -109,11 +110,10 @@ class TransformerDecoder : public AttentionDecoder {
   // (the book's BLEU); pe_offset = true adds the true position (the no. of cached steps).
   bool pe_offset = false;
   int64_t num_hiddens, num_layers;
-  Embedding embedding;
-  std::unique_ptr<PositionalEncodingBase> pos_encoding;  // registered as "pos_encoding"
-  std::vector<std::unique_ptr<DecoderBlock>> blks;  // the blocks, owned here
-  NamedBlocks blks_seq;  // the book's nn.Sequential "blks": registers blks[i] as "block<i>"
-  Linear dense;
+  Embedding& embedding;
+  PositionalEncodingBase* pos_encoding;
+  Blocks<DecoderBlock>& blks;  // the book's nn.Sequential: "block0", "block1", ...
+  Linear& dense;
 
  private:
   std::vector<Tensor> attention_weights_;

@@ -20,14 +20,15 @@ namespace d2l {
 // far (undefined before the first call, then (batch_size, no. of cached steps, num_hiddens)):
 // X's steps attend to the cache and to themselves. causal false drops the mask (every step
 // sees every step of X): the exercise's counter-example, an encoder used as a language model.
-class TransformerLMBlock : public Module {
+class TransformerLMBlock : public Layer<TransformerLMBlock> {
  public:
+  static constexpr const char* section = "10.7 TransformerLMBlock";
   TransformerLMBlock(int64_t num_hiddens, int64_t ffn_num_hiddens, int64_t num_heads, float dropout);
   Tensor forward(const Tensor& X, Tensor& cache, bool causal);
-  MultiHeadAttention attention;
-  AddNorm addnorm1;
-  PositionWiseFFN ffn;
-  AddNorm addnorm2;
+  MultiHeadAttention& attention;
+  AddNorm& addnorm1;
+  PositionWiseFFN& ffn;
+  AddNorm& addnorm2;
 };
 
 // Embedding × embedding_scale, the sinusoidal PositionalEncoding (4096 positions; at each
@@ -41,20 +42,19 @@ class TransformerLMBlock : public Module {
 //   X (batch_size, no. of steps) token ids -> logits (batch_size, no. of steps, vocab_size)
 // With a cache (one Tensor per block, empty before the first call) the model decodes
 // incrementally: each call feeds only the new tokens and attends to the cached past.
-class TransformerLM : public Module {
+class TransformerLM : public Layer<TransformerLM> {
  public:
+  static constexpr const char* section = "10.7 TransformerLM";
   TransformerLM(int64_t vocab_size, int64_t num_hiddens, int64_t ffn_num_hiddens, int64_t num_heads,
                 int64_t num_layers, float dropout, bool causal = true);
   Tensor forward(const Tensor& X, std::vector<Tensor>* cache = nullptr);
-  Tensor operator()(const Tensor& X, std::vector<Tensor>* cache = nullptr) { return forward(X, cache); }
   bool causal;
   int64_t num_hiddens;
   float embedding_scale = 0.5f;
-  Embedding embedding;
-  PositionalEncoding pos_encoding;
-  std::vector<std::unique_ptr<TransformerLMBlock>> blks;
-  NamedBlocks blks_seq;  // registers blks[i] as "block<i>"
-  Linear dense;
+  Embedding& embedding;
+  PositionalEncoding& pos_encoding;
+  Blocks<TransformerLMBlock>& blks;  // "block0", "block1", ...
+  Linear& dense;
 };
 
 }  // namespace d2l

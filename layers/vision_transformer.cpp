@@ -3,7 +3,6 @@
 
 #include <string>
 
-#include "core/debug/debug.h"
 #include "core/ops.h"
 
 namespace d2l {
@@ -26,28 +25,21 @@ VisionTransformer::VisionTransformer(int64_t image_size_, int64_t patch_size_, i
       patch_size(patch_size_),
       num_patches((image_size_ / patch_size_) * (image_size_ / patch_size_)),
       num_hiddens(num_hiddens_),
-      patch_embedding(patch_size_ * patch_size_, num_hiddens_),
-      norm(num_hiddens_),
-      head(num_hiddens_, num_classes) {
+      patch_embedding(add_module<Linear>("patch_embedding", patch_size_ * patch_size_, num_hiddens_)),
+      blks(add_module<Blocks<EncoderBlock>>("blks")),
+      norm(add_module<LayerNorm>("norm", num_hiddens_)),
+      head(add_module<Linear>("head", num_hiddens_, num_classes)) {
   check(image_size > 0 && patch_size > 0 && image_size % patch_size == 0, "VisionTransformer", "image_size ",
         image_size, " is not a multiple of patch_size ", patch_size);
-  register_module("patch_embedding", patch_embedding);
   // Both start small, N(0, 0.02²), as ViT's reference code starts its position embedding.
   cls_token = register_parameter("cls_token", normal(0.0f, 0.02f, {1, 1, num_hiddens}));
   pos_embedding = register_parameter("pos_embedding", normal(0.0f, 0.02f, {1, num_patches + 1, num_hiddens}));
-  register_module("blks", blks_seq);
-  for (int64_t i = 0; i < num_layers; ++i) {
-    blks.push_back(std::make_unique<EncoderBlock>(num_hiddens, num_hiddens, num_hiddens, num_hiddens,
-                                                  Shape{num_hiddens}, num_hiddens, ffn_num_hiddens, num_heads,
-                                                  dropout));
-    blks_seq.add_module("block" + std::to_string(i), *blks.back());
-  }
-  register_module("norm", norm);
-  register_module("head", head);
+  for (int64_t i = 0; i < num_layers; ++i)
+    blks.add("block" + std::to_string(i), num_hiddens, num_hiddens, num_hiddens, num_hiddens, Shape{num_hiddens},
+             num_hiddens, ffn_num_hiddens, num_heads, dropout);
 }
 
 Tensor VisionTransformer::forward(const Tensor& images) {
-  SectionScope section("10.7 VisionTransformer");
   check(images.defined() && images.ndim() == 3 && images.size(1) == image_size && images.size(2) == image_size,
         "VisionTransformer", "images must be (batch_size, ", image_size, ", ", image_size, "), got ",
         images.defined() ? images.shape() : Shape{});
@@ -56,12 +48,12 @@ Tensor VisionTransformer::forward(const Tensor& images) {
   const Tensor tokens = patch_embedding(patchify(images, patch_size));
   // the class token in front of every image's patches: (batch_size, no. of patches + 1, num_hiddens)
   Tensor H = concat({repeat(cls_token, {B, 1, 1}), tokens}, 1) + pos_embedding;
-  for (auto& blk : blks) H = (*blk)(H, Tensor());  // no valid_lens: every token sees every token
+  for (EncoderBlock* blk : blks) H = (*blk)(H, Tensor());  // no valid_lens: every token sees every token
   return head(norm(select(H, 1, 0)));  // the class token's output -> (batch_size, num_classes)
 }
 
 Tensor VisionTransformer::class_token_attention() const {
-  const Tensor& w = blks.back()->attention.attention.attention_weights;  // (B * heads, N + 1, N + 1)
+  const Tensor& w = blks.back()->attention.attention->attention_weights;  // (B * heads, N + 1, N + 1)
   check(w.defined(), "VisionTransformer", "no attention weights yet: run a forward first");
   const int64_t heads = blks.back()->attention.num_heads;
   // query 0 (the class token), keys 1.. (the patches)

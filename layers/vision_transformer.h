@@ -22,24 +22,23 @@ namespace d2l {
 Tensor patchify(const Tensor& images, int64_t patch_size);
 
 // images (batch_size, image_size, image_size) -> class scores (batch_size, num_classes).
-class VisionTransformer : public Module {
+class VisionTransformer : public Layer<VisionTransformer> {
  public:
+  static constexpr const char* section = "10.7 VisionTransformer";
   VisionTransformer(int64_t image_size, int64_t patch_size, int64_t num_hiddens, int64_t ffn_num_hiddens,
                     int64_t num_heads, int64_t num_layers, int64_t num_classes, float dropout);
   Tensor forward(const Tensor& images);
-  Tensor operator()(const Tensor& images) { return forward(images); }
   // The last block's attention of the class token (query 0) over the patches (keys 1..):
   // (batch_size, num_heads, no. of patches), from the last forward.
   Tensor class_token_attention() const;
 
   int64_t image_size, patch_size, num_patches, num_hiddens;
-  Linear patch_embedding;  // (num_hiddens, patch_size²)
+  Linear& patch_embedding;  // (num_hiddens, patch_size²)
   Tensor cls_token;        // (1, 1, num_hiddens)
   Tensor pos_embedding;    // (1, num_patches + 1, num_hiddens)
-  std::vector<std::unique_ptr<EncoderBlock>> blks;
-  NamedBlocks blks_seq;    // registers blks[i] as "block<i>"
-  LayerNorm norm;
-  Linear head;
+  Blocks<EncoderBlock>& blks;  // "block0", "block1", ...
+  LayerNorm& norm;
+  Linear& head;
 };
 
 }  // namespace d2l

@@ -13,12 +13,15 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/autograd.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/bahdanau_attention.h"
+#include "layers/exercises/bahdanau_attention.h"
+#include "layers/exercises/multihead_attention.h"
 #include "layers/multihead_attention.h"
 #include "layers/transformer.h"
 #include "tests/gradcheck.h"
@@ -128,8 +131,8 @@ BOOST_AUTO_TEST_CASE(variant_lstm_dot_shapes_state_and_gradients) {
   d2l::manual_seed(12);
   d2l::VariantSeq2SeqEncoder enc(d2l::RecurrentCell::lstm, 7, 3, 4, 2);
   d2l::VariantAttentionDecoder dec(d2l::RecurrentCell::lstm, d2l::AttentionScoring::scaled_dot_product, 6, 3, 4, 2);
-  BOOST_TEST(static_cast<bool>(dec.dot));
-  BOOST_TEST(!dec.additive);
+  BOOST_TEST(dynamic_cast<d2l::DotProductAttention*>(dec.attention) != nullptr);
+  BOOST_TEST(dec.attention->parameters().empty());
   BOOST_TEST(dec.lstm->weight_ih[0].shape() == (Shape{16, 7}));  // 4 gates x 4; context 4 + embedding 3
   const Tensor X = random_ids(7, {2, 5}), Y = random_ids(6, {2, 4}), valid = d2l::tensor({3, 5});
   const d2l::EncoderOutputs enc_out = enc(X);
@@ -172,36 +175,37 @@ BOOST_AUTO_TEST_CASE(head_mask_removes_exactly_one_head) {
   const Tensor Q = d2l::normal(0, 1, {2, 3, 8}), K = d2l::normal(0, 1, {2, 5, 8}), valid = d2l::tensor({2, 4});
   d2l::NoGrad no_grad;
   const Tensor all = mha(Q, K, K, valid);
-  mha.head_mask = {1.0f, 1.0f};
-  BOOST_TEST(max_abs_diff(mha(Q, K, K, valid), all) == 0.0);
-  mha.head_mask = {0.0f, 1.0f};
-  const Tensor without0 = mha(Q, K, K, valid);
-  mha.head_mask = {1.0f, 0.0f};
-  const Tensor without1 = mha(Q, K, K, valid);
+  // Each mask acts while it lives; the layer then pools as before.
+  const auto masked = [&](std::vector<float> factors) {
+    const d2l::HeadMask mask(mha, std::move(factors));
+    return mha(Q, K, K, valid);
+  };
+  BOOST_TEST(max_abs_diff(masked({1.0f, 1.0f}), all) == 0.0);
+  const Tensor without0 = masked({0.0f, 1.0f});
+  const Tensor without1 = masked({1.0f, 0.0f});
   // W_o(head 0 | head 1) = W_o(0 | head 1) + W_o(head 0 | 0).
   BOOST_TEST(max_abs_diff(without0 + without1, all) < 1e-5);
   BOOST_TEST(max_abs_diff(without0, all) > 1e-3);
-  mha.head_mask = {0.0f, 0.0f};
-  BOOST_TEST(max_abs_diff(mha(Q, K, K, valid), d2l::zeros({2, 3, 8})) == 0.0);
-  mha.head_mask = {1.0f, 0.0f, 1.0f};
-  BOOST_CHECK_EXCEPTION(mha(Q, K, K, valid), std::invalid_argument,
-                        message_has({"[MultiHeadAttention]", "3 factors", "2 heads"}));
+  BOOST_TEST(max_abs_diff(masked({0.0f, 0.0f}), d2l::zeros({2, 3, 8})) == 0.0);
+  BOOST_TEST(max_abs_diff(mha(Q, K, K, valid), all) == 0.0);  // every mask gone
+  BOOST_CHECK_EXCEPTION(masked({1.0f, 0.0f, 1.0f}), std::invalid_argument,
+                        message_has({"[HeadMask]", "3 factors", "2 heads"}));
 }
 
 BOOST_AUTO_TEST_CASE(additive_scoring_in_multihead_attention) {
   d2l::manual_seed(14);
   d2l::MultiHeadAttention mha(8, 2, 0.0f);
   const int64_t before = count_parameters(mha);
-  mha.use_additive_scoring();
-  mha.use_additive_scoring();  // once only
+  d2l::use_additive_scoring(mha);
+  d2l::use_additive_scoring(mha);  // once only
   // One MLP shared by the heads on 8 / 2 = 4-d projections: W_k, W_q (4 x 4), w_v (1 x 4).
   BOOST_TEST(count_parameters(mha) - before == 4 * 4 + 4 * 4 + 4);
   const Tensor Q = d2l::normal(0, 1, {2, 3, 8}), K = d2l::normal(0, 1, {2, 5, 8}), valid = d2l::tensor({2, 4});
   const Tensor out = mha(Q, K, K, valid);
   BOOST_TEST(out.shape() == (Shape{2, 3, 8}));
-  // The weights readers take from attention.attention_weights are the additive ones: per
+  // The weights readers take from attention->attention_weights are the additive ones: per
   // (item, head) row, masked to the valid length and summing to 1.
-  const Tensor& w = mha.attention.attention_weights;
+  const Tensor& w = mha.attention->attention_weights;
   BOOST_TEST(w.shape() == (Shape{4, 3, 5}));
   BOOST_TEST(w.at({0, 0, 2}) == 0.0f);  // item 0 has 2 valid keys
   BOOST_TEST(w.at({0, 0, 0}) + w.at({0, 0, 1}) == 1.0f, boost::test_tools::tolerance(1e-5f));

@@ -362,7 +362,7 @@ BOOST_AUTO_TEST_CASE(numerics_nan_in_seq2seq_and_nli_layers_names_their_sections
   const d2l::Vocab vocab({{"a", "b", "c"}}, 0, {"<pad>"});
   d2l::DecomposableAttention nli(vocab.size(), 8, 8, 8, 16, 16);
   nli.eval();
-  nli.attend.f.linear1.weight.data()[0] = NAN;
+  nli.attend.f.linear1->weight.data()[0] = NAN;
   const Tensor P = d2l::tensor({{1.0f, 2.0f, 0.0f}}), H = d2l::tensor({{3.0f, 1.0f, 0.0f}});
   BOOST_CHECK_EXCEPTION(nli(P, H), std::runtime_error,
                         message_has({"output of 'linear'",

@@ -12,6 +12,8 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/attention_scoring_functions.h"
+#include "layers/exercises/attention_scoring_functions.h"
+#include "core/nn/basic.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
 

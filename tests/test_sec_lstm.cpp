@@ -29,7 +29,7 @@ BOOST_AUTO_TEST_CASE(lstm_by_hand) {
   // h' = 0.5 tanh(c'): from c0 = 1, c = 0.5, 0.25 and h = 0.5 tanh(0.5), 0.5 tanh(0.25).
   d2l::LSTM lstm(1, 1);
   for (Tensor& p : lstm.parameters()) std::fill(p.data(), p.data() + p.numel(), 0.0f);
-  auto [out, state] = lstm(d2l::zeros({2, 1, 1}), {d2l::zeros({1, 1, 1}), d2l::ones({1, 1, 1})});
+  auto [out, state] = lstm(d2l::zeros({2, 1, 1}), d2l::LSTMState{d2l::zeros({1, 1, 1}), d2l::ones({1, 1, 1})});
   BOOST_TEST(out.data()[0] == 0.5 * std::tanh(0.5), tt::tolerance(1e-6));
   BOOST_TEST(out.data()[1] == 0.5 * std::tanh(0.25), tt::tolerance(1e-6));
   BOOST_TEST(state.c.item() == 0.25f);
@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(lstm_by_hand) {
   // The f rows (second block) gate the old memory: b_hf = 100 makes f = 1, so c0 = 1 is
   // kept whole (plus 0.5 tanh(0.5) from the input).
   lstm.bias_hh[0].data()[1] = 100.0f;
-  auto [out3, state3] = lstm(d2l::full({1, 1, 1}, 0.5f), {d2l::zeros({1, 1, 1}), d2l::ones({1, 1, 1})});
+  auto [out3, state3] = lstm(d2l::full({1, 1, 1}, 0.5f), d2l::LSTMState{d2l::zeros({1, 1, 1}), d2l::ones({1, 1, 1})});
   BOOST_TEST(state3.c.item() == 1.0 + c, tt::tolerance(1e-6));
 }
 
@@ -57,7 +57,7 @@ BOOST_AUTO_TEST_CASE(lstm_matches_pytorch) {
   d2l_test::sine_fill_parameters(lstm.parameters());
   d2l::NoGrad no_grad;
   using d2l_test::sine_fill;
-  auto [out, state] = lstm(sine_fill({4, 2, 3}, 10.0f), {sine_fill({2, 2, 2}, 20.0f), sine_fill({2, 2, 2}, 30.0f)});
+  auto [out, state] = lstm(sine_fill({4, 2, 3}, 10.0f), d2l::LSTMState{sine_fill({2, 2, 2}, 20.0f), sine_fill({2, 2, 2}, 30.0f)});
   const std::vector<float> want_out{0.078283f, 0.026672f,  0.086322f, -0.027612f, 0.155661f, -0.024362f,
                                     0.126208f, -0.115704f, 0.159463f, -0.035791f, 0.117430f, -0.086672f,
                                     0.159375f, -0.108648f, 0.134375f, -0.065801f};
@@ -88,7 +88,7 @@ BOOST_AUTO_TEST_CASE(gradcheck_lstm_all_parameters_multilayer) {
   // All three outputs feed the loss: output (every step of the last layer), h_n and c_n.
   BOOST_TEST(d2l::test::gradcheck(
       [&lstm](std::vector<Tensor>& x) {
-        auto [out, state] = lstm(x[0], {x[1], x[2]});
+        auto [out, state] = lstm(x[0], d2l::LSTMState{x[1], x[2]});
         return d2l::concat({d2l::reshape(out, {-1}), d2l::reshape(state.h, {-1}), d2l::reshape(state.c, {-1})}, 0);
       },
       {d2l::normal(0, 1, {3, 2, 3}), d2l::normal(0, 1, {2, 2, 4}), d2l::normal(0, 1, {2, 2, 4})}, "LSTM",
@@ -103,9 +103,9 @@ BOOST_AUTO_TEST_CASE(lstm_errors) {
   d2l::LSTM lstm(3, 4, 2);
   BOOST_CHECK_EXCEPTION(lstm(d2l::zeros({2, 3})), std::invalid_argument, message_has({"[LSTM]", "(2, 3)"}));
   BOOST_CHECK_EXCEPTION(lstm(d2l::zeros({2, 1, 5})), std::invalid_argument, message_has({"[LSTM]", "(2, 1, 5)"}));
-  BOOST_CHECK_EXCEPTION(lstm(d2l::zeros({2, 1, 3}), {d2l::zeros({1, 1, 4}), d2l::zeros({1, 1, 4})}),
+  BOOST_CHECK_EXCEPTION(lstm(d2l::zeros({2, 1, 3}), d2l::LSTMState{d2l::zeros({1, 1, 4}), d2l::zeros({1, 1, 4})}),
                         std::invalid_argument, message_has({"[LSTM]", "(1, 1, 4)", "(2, 1, 4)"}));
-  BOOST_CHECK_EXCEPTION(lstm(d2l::zeros({2, 1, 3}), {d2l::zeros({2, 1, 4}), Tensor()}), std::invalid_argument,
+  BOOST_CHECK_EXCEPTION(lstm(d2l::zeros({2, 1, 3}), d2l::LSTMState{d2l::zeros({2, 1, 4}), Tensor()}), std::invalid_argument,
                         message_has({"[LSTM]", "both h and c"}));
   BOOST_CHECK_EXCEPTION(d2l::LSTM(0, 4), std::invalid_argument, message_has({"[LSTM]", "input_size (0)"}));
   BOOST_CHECK_EXCEPTION(d2l::LSTM(3, 4, 1, 1.0f), std::invalid_argument, message_has({"[LSTM]", "dropout"}));

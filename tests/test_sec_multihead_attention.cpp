@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(matches_per_head_reference) {
       const std::vector<double> want = mha_reference(mha, q, k, v, c.per_query);
       for (size_t i = 0; i < want.size(); ++i) BOOST_CHECK_SMALL(out.data()[i] - want[i], 1e-5);
       // The heads' weights: (batch_size * num_heads, no. of queries, no. of kv pairs).
-      BOOST_TEST(mha.attention.attention_weights.shape() == (Shape{6, 3, 5}));
+      BOOST_TEST(mha.attention->attention_weights.shape() == (Shape{6, 3, 5}));
     }
   }
 }
@@ -156,7 +156,7 @@ BOOST_AUTO_TEST_CASE(self_attention_shape_parameter_count_and_masks_per_head) {
   const Tensor out = self_att(X, X, X, d2l::tensor({12, 10, 7, 5}));
   BOOST_CHECK_EQUAL(d2l::shape_str(out.shape()), "(4, 12, 128)");
   // Row 8 of the heads is batch item 1, head 0: its valid length is 10, repeated per head.
-  const Tensor& w = self_att.attention.attention_weights;
+  const Tensor& w = self_att.attention->attention_weights;
   BOOST_TEST(w.shape() == (Shape{32, 12, 12}));
   for (int64_t r : {8, 15})
     for (int64_t k = 10; k < 12; ++k) BOOST_CHECK_EQUAL(w.data()[(r * 12 + 3) * 12 + k], 0.0f);
@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(errors) {
                         [](const std::invalid_argument& e) {
                           const std::string m = e.what();
                           return m.find("[MultiHeadAttention]") != std::string::npos &&
-                                 m.find("value_size 5") != std::string::npos && m.find("(2, 4, 4)") != std::string::npos;
+                                 m.find("value_size = 5") != std::string::npos && m.find("(2, 4, 4)") != std::string::npos;
                         });
   BOOST_CHECK_EXCEPTION(mha(d2l::ones({2, 3, 4}), d2l::ones({2, 4, 3}), d2l::ones({2, 4, 5}), d2l::tensor({1, 2, 3})),
                         std::invalid_argument, [](const std::invalid_argument& e) {

@@ -15,6 +15,7 @@
 #include "core/ops.h"
 #include "core/nn/optim.h"
 #include "core/random.h"
+#include "layers/exercises/natural_language_inference_attention.h"
 #include "layers/natural_language_inference_attention.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
@@ -71,10 +72,10 @@ BOOST_AUTO_TEST_SUITE(sec_nli_attention)
 BOOST_AUTO_TEST_CASE(mlp_hand_computed_and_names) {
   d2l::mlp net(2, 2, false);
   net.eval();
-  set(net.linear1.weight, {1, -1, 2, 0});
-  set(net.linear1.bias, {0, -1});
-  set(net.linear2.weight, {1, 1, -1, 0.5f});
-  set(net.linear2.bias, {0.5f, 0});
+  set(net.linear1->weight, {1, -1, 2, 0});
+  set(net.linear1->bias, {0, -1});
+  set(net.linear2->weight, {1, 1, -1, 0.5f});
+  set(net.linear2->bias, {0.5f, 0});
   // [1, 2]: relu([1-2, 2-1]) = [0, 1]; relu([0+1+0.5, 0+0.5]) = [1.5, 0.5]
   // [3, -1]: relu([3+1, 6-1]) = [4, 5]; relu([9+0.5, -4+2.5]) = [9.5, 0]
   const Tensor y = net(d2l::tensor({{1, 2}, {3, -1}}));
@@ -180,8 +181,8 @@ void on_first_draw_off_kinks(uint64_t first, const std::string& what, F attempt)
 // Smallest |pre-activation| of the two ReLUs of an mlp on x (eval mode, no graph).
 float min_abs_preactivation(const d2l::mlp& net, const Tensor& x) {
   d2l::NoGrad no_grad;
-  const Tensor z1 = net.linear1(net.flatten ? d2l::reshape(x, {x.size(0), -1}) : x);
-  const Tensor z2 = net.linear2(d2l::relu(z1));
+  const Tensor z1 = (*net.linear1)(net.flatten ? d2l::reshape(x, {x.size(0), -1}) : x);
+  const Tensor z2 = (*net.linear2)(d2l::relu(z1));
   float m = INFINITY;
   for (const Tensor& z : {z1, z2})
     for (float v : z.to_vector()) m = std::min(m, std::fabs(v));
@@ -264,8 +265,9 @@ BOOST_AUTO_TEST_CASE(gradcheck_aggregate) {
 float min_abs_preactivation(d2l::DecomposableAttention& net, const Tensor& P, const Tensor& H) {
   d2l::NoGrad no_grad;
   const Tensor A = net.embedding(P), B = net.embedding(H);
-  const Tensor lA = net.mask_pad ? d2l::valid_lengths(P, net.pad_idx) : Tensor();
-  const Tensor lB = net.mask_pad ? d2l::valid_lengths(H, net.pad_idx) : Tensor();
+  const auto* masked = dynamic_cast<const d2l::PadMaskedDecomposableAttention*>(&net);
+  const Tensor lA = masked ? d2l::valid_lengths(P, masked->pad_idx) : Tensor();
+  const Tensor lB = masked ? d2l::valid_lengths(H, masked->pad_idx) : Tensor();
   const auto ba = net.attend(A, B, lA, lB);
   const auto v = net.compare(A, B, ba.beta, ba.alpha);
   const Tensor va = lA.defined() ? d2l::sequence_mask(v.V_A, lA) : v.V_A;
@@ -282,7 +284,8 @@ BOOST_AUTO_TEST_CASE(gradcheck_decomposable_attention) {
   const Tensor H = token_ids(vocab, {{"e", "a", "<pad>"}, {"b", "c", "d"}});
   for (bool mask_pad : {false, true})
     on_first_draw_off_kinks(400, std::string("DecomposableAttention mask_pad ") + (mask_pad ? "1" : "0"), [&] {
-      d2l::DecomposableAttention net(vocab.size(), 4, 5, 4, 8, 10, mask_pad, vocab["<pad>"]);
+      const auto net_ptr = d2l::make_decomposable_attention(vocab.size(), 4, 5, 4, 8, 10, mask_pad, vocab["<pad>"]);
+      d2l::DecomposableAttention& net = *net_ptr;
       net.eval();
       if (min_abs_preactivation(net, P, H) < kMargin) return false;
       BOOST_TEST((net(P, H).shape() == Shape{2, 3}));
@@ -294,7 +297,7 @@ BOOST_AUTO_TEST_CASE(gradcheck_decomposable_attention) {
       d2l::sum(net(P, H)).backward();
       const Tensor g = net.embedding.weight.grad();
       double pad_grad = 0;
-      for (int64_t k = 0; k < 4; ++k) pad_grad += std::fabs(g.data()[net.pad_idx * 4 + k]);
+      for (int64_t k = 0; k < 4; ++k) pad_grad += std::fabs(g.data()[vocab["<pad>"] * 4 + k]);
       if (mask_pad) BOOST_CHECK_EQUAL(pad_grad, 0.0);
       else BOOST_CHECK_GT(pad_grad, 1e-6);
       return true;
@@ -312,7 +315,8 @@ BOOST_AUTO_TEST_CASE(mask_pad_makes_output_independent_of_padding) {
   BOOST_TEST(d2l::valid_lengths(P_pad, 1).to_vector() == std::vector<float>{3});
   for (bool mask_pad : {false, true}) {
     d2l::manual_seed(31);
-    d2l::DecomposableAttention net(vocab.size(), 6, 7, 6, 12, 14, mask_pad, vocab["<pad>"]);
+    const auto net_ptr = d2l::make_decomposable_attention(vocab.size(), 6, 7, 6, 12, 14, mask_pad, vocab["<pad>"]);
+    d2l::DecomposableAttention& net = *net_ptr;
     net.eval();
     const std::vector<float> y = net(P, H).to_vector(), y_pad = net(P_pad, H_pad).to_vector();
     double diff = 0;
@@ -347,7 +351,8 @@ BOOST_AUTO_TEST_CASE(predict_snli_learns_a_separable_toy_set) {
   const Tensor y = d2l::tensor(labels, {static_cast<int64_t>(labels.size())});
   for (bool mask_pad : {false, true}) {
     d2l::manual_seed(41);
-    d2l::DecomposableAttention net(vocab.size(), 16, 32, 16, 32, 64, mask_pad, vocab["<pad>"]);
+    const auto net_ptr = d2l::make_decomposable_attention(vocab.size(), 16, 32, 16, 32, 64, mask_pad, vocab["<pad>"]);
+    d2l::DecomposableAttention& net = *net_ptr;
     d2l::Adam trainer(net.parameters(), 0.01f);
     for (int step = 0; step < 300; ++step) {
       net.train();
@@ -500,9 +505,9 @@ BOOST_AUTO_TEST_CASE(error_messages) {
   BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 100, 200, 100, 200, 300), E,
                         message_has({"[DecomposableAttention]", "num_inputs_agg", "400", "300"}));
   // mask_pad without the id of '<pad>' (or with one outside the vocabulary).
-  BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, true), E,
+  BOOST_CHECK_EXCEPTION(d2l::PadMaskedDecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, -1), E,
                         message_has({"[DecomposableAttention]", "mask_pad needs pad_idx", "vocab_size = 4", "got -1"}));
-  BOOST_CHECK_EXCEPTION(d2l::DecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, true, 4), E,
+  BOOST_CHECK_EXCEPTION(d2l::PadMaskedDecomposableAttention(vocab.size(), 4, 5, 4, 8, 10, 4), E,
                         message_has({"[DecomposableAttention]", "got 4"}));
   d2l::Attend attend(4, 5);
   BOOST_CHECK_EXCEPTION(attend(d2l::zeros({2, 3, 4}), d2l::zeros({2, 3, 5})), E,

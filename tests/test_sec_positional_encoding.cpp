@@ -9,6 +9,7 @@
 
 #include "core/ops.h"
 #include "core/random.h"
+#include "layers/exercises/self_attention_and_positional_encoding.h"
 #include "layers/multihead_attention.h"
 #include "layers/self_attention_and_positional_encoding.h"
 #include "tests/gradcheck.h"

@@ -205,7 +205,7 @@ BOOST_AUTO_TEST_CASE(errors_name_the_layer) {
 }
 
 // The debug views name a weight by parameter_name, from the registrations alone: for the
-// whole encoder (blocks registered through NamedBlocks) it must spell every parameter as
+// whole encoder (blocks registered through Blocks, the book's blks) it must spell every parameter as
 // named_parameters() does, e.g. "blks.block1.attention.W_q.weight".
 BOOST_AUTO_TEST_CASE(debug_names_match_named_parameters) {
   TransformerEncoder encoder(200, 24, 24, 24, 24, {100, 24}, 24, 48, 8, 2, 0.5f);

@@ -26,6 +26,7 @@
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "layers/attention_scoring_functions.h"
+#include "layers/exercises/attention_scoring_functions.h"
 #include "tools/d2l/cli/exercises.h"
 #include "tools/d2l/figures/figures.h"
 

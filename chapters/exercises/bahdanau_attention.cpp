@@ -25,6 +25,7 @@
 
 #include "core/ops.h"
 #include "core/random.h"
+#include "layers/exercises/bahdanau_attention.h"
 #include "tools/d2l/cli/exercises.h"
 #include "tools/d2l/data/bleu.h"
 #include "tools/d2l/data/text.h"

@@ -20,6 +20,7 @@
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "layers/multihead_attention.h"
+#include "layers/exercises/multihead_attention.h"
 #include "tools/d2l/cli/exercises.h"
 #include "tools/d2l/figures/figures.h"
 
@@ -54,14 +55,14 @@ void exercise_1(const CliArgs&, const std::string& out) {
   };
   const Tensor X1 = ones({batch_size, num_queries, num_hiddens}), Y1 = ones({batch_size, num_kvpairs, num_hiddens});
   attention(X1, Y1, Y1, valid_lens);
-  const double ones_spread = spread(attention.attention.attention_weights);
+  const double ones_spread = spread(attention.attention->attention_weights);
   const Tensor X = normal(0.0f, 1.0f, {batch_size, num_queries, num_hiddens});
   const Tensor Y = normal(0.0f, 1.0f, {batch_size, num_kvpairs, num_hiddens});
   attention(X, Y, Y, valid_lens);
   // (batch_size * num_heads, no. of queries, no. of kv pairs), row b * num_heads + i being
   // head i of item b -> a (batch_size, num_heads) grid.
   const Tensor heads =
-      reshape(attention.attention.attention_weights, {batch_size, num_heads, num_queries, num_kvpairs});
+      reshape(attention.attention->attention_weights, {batch_size, num_heads, num_queries, num_kvpairs});
   const std::vector<float> w = heads.to_vector();
   for (int64_t b = 0; b < batch_size; ++b) {
     std::printf("item %lld (valid keys %lld): each query's most attended key (weight)\n", static_cast<long long>(b + 1),

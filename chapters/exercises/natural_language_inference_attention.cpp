@@ -34,6 +34,7 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "core/shape.h"  // check
+#include "layers/exercises/natural_language_inference_attention.h"
 #include "tools/d2l/cli/exercises.h"
 #include "tools/d2l/data/glove.h"
 #include "tools/d2l/figures/figures.h"

@@ -23,6 +23,7 @@
 #include "core/random.h"
 #include "core/tensor.h"
 #include "layers/self_attention_and_positional_encoding.h"
+#include "layers/exercises/self_attention_and_positional_encoding.h"
 #include "tools/d2l/cli/exercises.h"
 #include "tools/d2l/figures/figures.h"
 

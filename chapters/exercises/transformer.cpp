@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/ops.h"
+#include "layers/exercises/multihead_attention.h"
 #include "tools/d2l/cli/exercises.h"
 #include "tools/d2l/data/bleu.h"
 #include "tools/d2l/figures/animator.h"
@@ -79,7 +80,7 @@ std::vector<std::vector<MultiHeadAttention*>> attention_groups(TransformerEncode
 void use_scoring(const std::string& scoring, TransformerEncoder& encoder, TransformerDecoder& decoder) {
   if (scoring == "additive")
     for (const auto& group : attention_groups(encoder, decoder))
-      for (MultiHeadAttention* mha : group) mha->use_additive_scoring();
+      for (MultiHeadAttention* mha : group) use_additive_scoring(*mha);
 }
 
 // 10.5 ex. 2: masks each head alone and scores the model without it. Prints one row per
@@ -101,10 +102,12 @@ void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, Transform
     for (int64_t l = 0; l < num_layers; ++l)
       for (int64_t h = 0; h < num_heads; ++h) {
         MultiHeadAttention& mha = *groups[g][l];
-        mha.head_mask.assign(num_heads, 1.0f);
-        mha.head_mask[h] = 0.0f;
-        const Seq2SeqScores masked = evaluate_seq2seq(net, data, bleu_pairs);
-        mha.head_mask.clear();
+        std::vector<float> factors(num_heads, 1.0f);
+        factors[h] = 0.0f;
+        const Seq2SeqScores masked = [&] {
+          const HeadMask mask(mha, factors);  // head h removed while `mask` lives
+          return evaluate_seq2seq(net, data, bleu_pairs);
+        }();
         delta.at({0, g, l, h}) = static_cast<float>(masked.loss - base.loss);
         std::printf("%-26s %5lld %4lld %+11.6f %+8.3f\n", names[g].c_str(), static_cast<long long>(l),
                     static_cast<long long>(h), masked.loss - base.loss, masked.bleu - base.bleu);

@@ -24,7 +24,6 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
 }
 
 Tensor Linear::forward(const Tensor& x) const {
-  SectionScope section("Linear");
   check(x.defined() && x.ndim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., ", in_features,
         "), got ", printable_shape(x), " for weight ", weight.shape());
   return linear(x, weight, bias);  // x (..., in) -> (..., out), one GEMM reading weight transposed
@@ -41,7 +40,6 @@ Dropout::Dropout(float p) : p(p) {
 }
 
 Tensor Dropout::forward(const Tensor& x) const {
-  SectionScope section("Dropout");
   return dropout(x, p, training());
 }
 
@@ -55,7 +53,6 @@ Embedding::Embedding(int64_t vocab_size, int64_t embed_size) : vocab_size(vocab_
 }
 
 Tensor Embedding::forward(const Tensor& indices) const {
-  SectionScope section("Embedding");
   return embedding(weight, indices);
 }
 
@@ -72,7 +69,6 @@ LayerNorm::LayerNorm(Shape normalized_shape, float eps) : normalized_shape(std::
 }
 
 Tensor LayerNorm::forward(const Tensor& x) const {
-  SectionScope section("LayerNorm");
   return layer_norm(x, normalized_shape, weight, bias, eps);
 }
 

@@ -1,11 +1,12 @@
 // core/nn/module.h — Module: named parameters, child modules, train()/eval(), save/load.
 //
 // C++ cannot find a layer's parameters by looking at its attributes (PyTorch walks
-// __dict__), so each constructor registers them under the book's attribute names:
+// __dict__), so each constructor registers them under the book's attribute names, a
+// sub-layer in the same statement that builds it (add_module):
 //
 //   struct AdditiveAttention : Module {
-//     Linear W_k, W_q, w_v;  Dropout dropout;
-//     AdditiveAttention(...) : W_k(...), ... { register_module("W_k", W_k); ... }
+//     Linear &W_k, &W_q, &w_v;
+//     AdditiveAttention(...) : W_k(add_module<Linear>("W_k", key_size, num_hiddens, false)), ... {}
 //   };
 //
 // named_parameters() then yields "W_k.weight", "W_q.weight", ... as PyTorch's state_dict.
@@ -21,6 +22,7 @@
 // registered it, giving "blks.0.attention.W_q.weight" for a weight of a TransformerEncoder.
 #pragma once
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +76,25 @@ class Module {
   virtual std::vector<std::pair<std::string, std::string>> hyper_parameters() const { return {}; }
   const std::vector<std::pair<std::string, Module*>>& named_children() const { return children_; }
 
+  // PyTorch's self.name = M(args...): builds an M, registers it as the child `name` and keeps
+  // it as long as this module lives. Children are built, so their parameters drawn, in the
+  // order of these calls, which is also the order they print and are saved in.
+  template <class M, class... Args>
+  M& add_module(const std::string& name, Args&&... args) {
+    owned_.push_back(std::make_unique<M>(std::forward<Args>(args)...));
+    M& child = static_cast<M&>(*owned_.back());
+    register_module(name, child);
+    return child;
+  }
+  // The same for a module built elsewhere (a factory's choice of class).
+  template <class M>
+  M& add_module(const std::string& name, std::unique_ptr<M> built) {
+    M& child = *built;
+    owned_.push_back(std::move(built));
+    register_module(name, child);
+    return child;
+  }
+
  protected:
   // Registers a parameter (setting requires_grad) and returns a handle to it. The handle
   // shares the registered tensor's node, so `weight = register_parameter("weight", ...)`
@@ -90,6 +111,7 @@ class Module {
   std::vector<std::pair<std::string, Tensor>> params_;
   std::vector<std::pair<std::string, Module*>> children_;
   bool training_ = true;
+  std::vector<std::unique_ptr<Module>> owned_;  // the children add_module built
 };
 
 std::ostream& operator<<(std::ostream& os, const Module& m);  // os << m.repr()

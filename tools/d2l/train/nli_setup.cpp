@@ -7,6 +7,7 @@
 
 #include "core/ops.h"
 #include "core/shape.h"  // check
+#include "layers/exercises/natural_language_inference_attention.h"
 #include "tools/d2l/data/glove.h"
 #include "tools/d2l/data/vocab_tokens.h"
 #include "tools/d2l/figures/figures.h"
@@ -66,7 +67,7 @@ Checkpoint NliOptions::checkpoint(const DecomposableAttention& net, const Vocab&
   Checkpoint checkpoint = CheckpointOptions::checkpoint(
       {{"model", "decomposable_attention"}, {"embed_size", setting_number(args_.get_int("embed-size"))},
        {"num_hiddens", setting_number(args_.get_int("num-hiddens"))}, {"num_steps", setting_number(num_steps)},
-       {"mask_pad", net.mask_pad ? "1" : "0"}, {"vocab", vocab_fingerprint(vocab)}},
+       {"mask_pad", args_.get_flag("mask-pad") ? "1" : "0"}, {"vocab", vocab_fingerprint(vocab)}},
       {{"batch_size", setting_number(args_.get_int("batch-size"))}, {"lr", setting_number(args_.get_float("lr"))},
        {"train_pairs", setting_number(static_cast<double>(train_pairs))}});
   checkpoint.set_safetensors_metadata({{"vocab.tokens", vocab_tokens_json(vocab)}});
@@ -122,10 +123,10 @@ void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std:
 std::unique_ptr<DecomposableAttention> make_net(const Vocab& vocab, int64_t embed_size, int64_t num_hiddens,
                                                 bool mask_pad, const std::string& embeddings, bool must_match,
                                                 const std::string& train_path) {
-  auto net = std::make_unique<DecomposableAttention>(vocab.size(), embed_size, num_hiddens, embed_size,
-                                                     2 * embed_size, 2 * num_hiddens, mask_pad, vocab["<pad>"]);
+  auto net = make_decomposable_attention(vocab.size(), embed_size, num_hiddens, embed_size, 2 * embed_size,
+                                         2 * num_hiddens, mask_pad, vocab["<pad>"]);
   std::cout << "vocab " << vocab.size() << ", " << net->num_parameters() << " parameters, <pad> "
-            << (net->mask_pad ? "masked (--mask-pad)" : "not masked (as the book)") << "\n";
+            << (mask_pad ? "masked (--mask-pad)" : "not masked (as the book)") << "\n";
   std::unique_ptr<TokenEmbedding> glove;
   if (!embeddings.empty()) glove = std::make_unique<TokenEmbedding>(embeddings);
   check(!glove || !must_match || glove->dim() == embed_size, "natural_language_inference_attention", embeddings,
