@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "layers/bahdanau_attention.h"
+#include "layers/exercises/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tools/d2l/cli/cli_args.h"
 #include "tools/d2l/data/nmt_data.h"

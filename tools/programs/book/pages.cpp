@@ -549,7 +549,7 @@ class Writer {
     for (const std::string& f : s.sources) marks.emplace_back(source(f).size(), false);
     int figure_index = 0;
     // The section's live panel (live_panels.h) comes right after its output.
-    const std::string output = section_output(s, figure_index, marks) + live_.section(s.info.name);
+    const std::string output = section_output(s, figure_index, marks) + live_.section(s.info.program);
     const std::string exercises = exercises_part(s, figure_index, marks);
     const std::string page = page_head(page_title(s)) + nav(i) + book_header(s) + output + exercises +
                              sources_part(s, marks) + nav(i) + "</body>\n</html>\n";
