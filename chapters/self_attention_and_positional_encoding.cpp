@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
     print_banner("绝对位置信息 / Absolute Positional Information");
     // The lowest bit alternates every number, the next every two, the third every four:
     // frequency falls with the bit's position, as it falls along P's columns.
-    for (int i = 0; i < 8; ++i) std::printf("%d in binary is %d%d%d\n", i, (i >> 2) & 1, (i >> 1) & 1, i & 1);
+    // The book's print(f'{i}的二进制是：{i:>03b}').
+    for (int i = 0; i < 8; ++i) std::printf("%d的二进制是：%d%d%d\n", i, (i >> 2) & 1, (i >> 1) & 1, i & 1);
     path = out + "/positional_encoding.png";
     show_heatmaps(unsqueeze(unsqueeze(select(P, 0, 0), 0), 0), "Column (encoding dimension)", "Row (position)", {},
                   {3.5f, 4.0f}, "Blues", path);

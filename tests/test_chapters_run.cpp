@@ -65,11 +65,10 @@ const std::vector<Chapter> kChapters = {
     {"multihead_attention", "", {}, {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n"}},
     {"self_attention_and_positional_encoding", "",
      {"positional_encoding_columns.png", "positional_encoding.png"},
-     // The book's print(f'{i} in binary is {i:>03b}'), under the subsection's heading.
-     {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n",
-      "== 绝对位置信息 / Absolute Positional Information ==\n0 in binary is 000\n1 in binary is 001\n"
-      "2 in binary is 010\n3 in binary is 011\n4 in binary is 100\n5 in binary is 101\n6 in binary is 110\n"
-      "7 in binary is 111\nsaved "}},
+     // The book's print(f'{i}的二进制是：{i:>03b}'), under the subsection's heading.
+      "== 绝对位置信息 / Absolute Positional Information ==\n0的二进制是：000\n1的二进制是：001\n"
+      "2的二进制是：010\n3的二进制是：011\n4的二进制是：100\n5的二进制是：101\n6的二进制是：110\n"
+      "7的二进制是：111\nsaved "}},
     {"bahdanau_attention", "--quick --translate 'i am cold .'",
      {"train_seq2seq.png", "attention.png", "translate.png"},
      {"\n(torch.Size([4, 7, 10]), 3, torch.Size([4, 7, 16]), 2, torch.Size([4, 16]))\n", "tokens/sec on cpu",

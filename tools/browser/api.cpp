@@ -25,6 +25,7 @@
 #include "core/random.h"
 #include "layers/attention_scoring_functions.h"
 #include "layers/bahdanau_attention.h"
+#include "layers/exercises/natural_language_inference_attention.h"
 #include "layers/nadaraya_watson.h"
 #include "layers/natural_language_inference_attention.h"
 #include "layers/self_attention_and_positional_encoding.h"
@@ -111,8 +112,7 @@ std::string load(const std::string& name, const std::string& path) {
     m.src = vocab_from_tokens_json(metadata(file.metadata, "vocab.tokens", path), path);
     const int64_t e = int_setting(s, "embed_size", path), h = int_setting(s, "num_hiddens", path);
     const bool mask_pad = setting(s, "mask_pad", path) == "1";
-    m.parts.push_back(std::make_unique<DecomposableAttention>(m.src.size(), e, h, e, 2 * e, 2 * h, mask_pad,
-                                                              m.src["<pad>"]));
+    m.parts.push_back(make_decomposable_attention(m.src.size(), e, h, e, 2 * e, 2 * h, mask_pad, m.src["<pad>"]));
   } else {
     m.src = vocab_from_tokens_json(metadata(file.metadata, "src_vocab.tokens", path), path);
     m.tgt = vocab_from_tokens_json(metadata(file.metadata, "tgt_vocab.tokens", path), path);
