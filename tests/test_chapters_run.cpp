@@ -66,6 +66,7 @@ const std::vector<Chapter> kChapters = {
     {"self_attention_and_positional_encoding", "",
      {"positional_encoding_columns.png", "positional_encoding.png"},
      // The book's print(f'{i}的二进制是：{i:>03b}'), under the subsection's heading.
+     {kPrintedAttention, "\ntorch.Size([2, 4, 100])\n",
       "== 绝对位置信息 / Absolute Positional Information ==\n0的二进制是：000\n1的二进制是：001\n"
       "2的二进制是：010\n3的二进制是：011\n4的二进制是：100\n5的二进制是：101\n6的二进制是：110\n"
       "7的二进制是：111\nsaved "}},
