@@ -5,8 +5,8 @@
 // when each packed float then feeds many rows of C; with M = 32 it feeds 32 multiply-adds,
 // and the copy took a fifth of a seq2seq step at the seed's sizes (vocab 5000, hidden 512,
 // batch 32: tools/bench/README.md) while the threads waited for each other at its barriers.
-// Here every thread computes its own block of C's columns from the operands where they lie,
-// one fork and no barrier inside.
+// Here the threads compute blocks of C's columns from the operands where they lie, one fork
+// and no barrier inside.
 //
 // The product is computed as its transpose, Cᵀ = op(B)ᵀ op(A)ᵀ:
 // a tile is 14 columns q of C (broadcast from op(B), which is read once in all) by up to 32
@@ -126,19 +126,17 @@ void few_rows_block(const Job& j, const float* Q, int64_t ldq, int64_t q0, int64
   }
 }
 
-// One fork; each thread a contiguous block of C's columns, in whole 16-column groups so that no
-// two threads write one cache line of a row. op(A)ᵀ is made before the fork, by the calling
-// thread, for all.
+// One fork, no barrier inside: the threads take blocks of 112 columns (eight tiles, seven
+// cache lines of a row, so no two threads write one line) as they come, so that a thread the
+// scheduler woke late, or a neighbour's process preempted, leaves its blocks to the others.
+// op(A)ᵀ is made before the fork, by the calling thread, for all.
 void gemm_stream(const Job& j) {
+  constexpr int64_t kBlock = 8 * kMR;  // 112: a multiple of 16
   int64_t ldq;
   const float* Q = few_rows_q(j, &ldq);
-  const int64_t groups = ceil_div(j.N, 16);
-#pragma omp parallel
-  {
-    int64_t g0, g1;
-    team_share(groups, &g0, &g1);
-    few_rows_block(j, Q, ldq, g0 * 16, std::min(j.N, g1 * 16));
-  }
+  const int64_t blocks = ceil_div(j.N, kBlock);
+#pragma omp parallel for schedule(dynamic)
+  for (int64_t c = 0; c < blocks; ++c) few_rows_block(j, Q, ldq, c * kBlock, std::min(j.N, (c + 1) * kBlock));
 }
 #else
 bool use_stream(int64_t, int64_t, int64_t) { return false; }
