@@ -110,10 +110,10 @@ void bench_large(int reps) {
   const Tensor out = forward();
   sum(out).backward();
   double out_sum = 0, grad_sum = 0;
-  for (int64_t i = 0; i < out.numel(); ++i) out_sum += out.data()[i];
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) out_sum += out.data()[i];
   for (const Tensor& p : net.parameters()) {
     const Tensor g = p.grad();
-    for (int64_t i = 0; i < g.numel(); ++i) grad_sum += g.data()[i];
+    for (int64_t i = 0, n = g.numel(); i < n; ++i) grad_sum += g.data()[i];
   }
   net.zero_grad();
   std::printf("bench=seq2seq_large threads=%d fwd_ms=%.2f fwdbwd_ms=%.2f fwd_cpu_ms=%.2f fwdbwd_cpu_ms=%.2f"
