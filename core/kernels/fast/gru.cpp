@@ -170,7 +170,7 @@ void weight_grads(float* dW, float* db, const float* gates, const float* H, cons
 //
 // Above the fork size the threads share each step by hidden units as in gru_forward: thread p
 // does the gate math of its units (reading the dh it computed itself), and after one barrier
-// (dgh complete) its units' columns of dh_prev = dgh W_hh (gemm_direct.cpp's tiles, reading
+// (dgh complete) its units' columns of dh_prev = dgh W_hh (gemm_stream.cpp's tiles, reading
 // its columns of W_hh in place), which are all its gate math needs at the step before.
 void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, const float* cand, const float* H,
                   const float* dH, const float* h0, const float* W, int64_t T, int64_t B, int64_t D) {
@@ -203,7 +203,9 @@ void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, co
 #pragma omp barrier
         if (t == 0 && !dh0) break;
         const detail::Job j{false, false, B, D, G, g, W, nx, true};  // dh_prev += dgh W_hh
-        detail::direct_block(j, W, D, 0, B, u0, u1);
+        int64_t ldq;
+        const float* Q = detail::few_rows_q(j, &ldq);  // dghᵀ, this thread's copy
+        detail::few_rows_block(j, Q, ldq, u0, u1);
         std::swap(c, nx);
       }
 #pragma omp single nowait
