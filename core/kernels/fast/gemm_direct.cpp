@@ -166,6 +166,7 @@ void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, i
     }
 }
 
+namespace {
 // Rows [i0, i1) x columns [c0, c1) of j's C, op(B) read as K rows of ldb floats from B: the rows
 // cut into tiles as equal as possible (at most 14), the columns in panels of 32 from c0.
 void direct_block(const Job& j, const float* B, int64_t ldb, int64_t i0, int64_t i1, int64_t c0, int64_t c1) {
@@ -183,7 +184,6 @@ void direct_block(const Job& j, const float* B, int64_t ldb, int64_t i0, int64_t
 
 // op(B) as K rows of *ldb floats: B itself when stored (K, N), else transposed into the calling
 // thread's scratch (ldb a multiple of 16).
-namespace {
 const float* direct_b(const Job& j, int64_t* ldb) {
   *ldb = j.N;
   if (!j.trans_b) return j.B;
@@ -208,9 +208,6 @@ void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, i
 }
 void narrow_blocks(const Job&) {}  // never called: gemm_narrow only calls it under AVX-512
 void gemm_direct(const Job&) {}  // never called: use_direct is false on this target
-void direct_block(const Job&, const float*, int64_t, int64_t, int64_t, int64_t, int64_t) {}  // likewise
-namespace {
-const float* direct_b(const Job& j, int64_t* ldb) { return *ldb = j.N, j.B; }                // likewise
 #endif
 
 }  // namespace detail

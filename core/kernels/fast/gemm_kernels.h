@@ -241,9 +241,6 @@ bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2
 void gemm_direct(const Job& j);
 void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);  // gemm.h's transpose
 void narrow_blocks(const Job& j);  // gemm_narrow's AVX-512 kernel: N <= 2, columns of op(B) contiguous
-// gemm_direct's tiles for rows [i0, i1) x columns [c0, c1) of C, op(B) read as K rows of ldb
-// floats from B (for a driver that shares them among threads: gru.cpp).
-void direct_block(const Job& j, const float* B, int64_t ldb, int64_t i0, int64_t i1, int64_t c0, int64_t c1);
 // Products with few rows (3..kFewRows) above the fork size: no packing, columns shared among
 // threads (gemm_stream.cpp).
 bool use_stream(int64_t M, int64_t N, int64_t K);
