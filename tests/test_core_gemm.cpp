@@ -167,6 +167,28 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_direct_kernel_boundaries) {
   BOOST_TEST(compare(false, true, 3, 29, 33, 31, true, gen) == 0, "batch 3, 29 x 33 x 31");
 }
 
+// The products shared among threads without packing (gemm_stream.cpp), above the fork size:
+// few rows (M <= 64, computed as Cᵀ in tiles of 14 columns by 32 rows and stored back
+// transposed) at the seed-size seq2seq shapes (a batch of 32 by a 512 x 1536 GRU weight, and
+// its gradient with K = 1536), row counts one past a vector or a 32-row panel, column counts
+// off a tile; and short sums (K <= 64) with many rows, as a decoder step's dW = dyᵀ x; then
+// just past each limit (M = 65, K = 65: the packed path).
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_stream_kernel_boundaries) {
+  std::mt19937 gen(8);
+  const Dims shapes[] = {{32, 1536, 512}, {32, 512, 1536}, {3, 2001, 700},  {17, 1000, 300}, {33, 1001, 129},
+                         {64, 703, 100},  {65, 700, 100},  {1536, 768, 32}, {2000, 211, 64}, {700, 1000, 65}};
+  check_all_flags(shapes, 0, gen);
+  // With a bias added as the tiles store C (nn.Linear's y = x Wᵀ + b): the same as adding it after.
+  for (const Dims& d : {Dims{32, 1536, 768}, Dims{2000, 300, 40}}) {
+    const std::vector<float> A = random_vec(d.M * d.K, gen), B = random_vec(d.N * d.K, gen), b = random_vec(d.N, gen);
+    std::vector<float> C(d.M * d.N), C_ref(d.M * d.N);
+    d2l::fast::gemm(false, true, d.M, d.N, d.K, A.data(), B.data(), C.data(), false, b.data());
+    d2l::fast::gemm(false, true, d.M, d.N, d.K, A.data(), B.data(), C_ref.data(), false);
+    for (int64_t i = 0; i < d.M * d.N; ++i) C_ref[i] += b[i % d.N];
+    BOOST_TEST((C == C_ref), "bias, M=" << d.M << " N=" << d.N << " K=" << d.K);
+  }
+}
+
 // The transpose behind the unpacked GEMM's B stored (N, K) and the GRU's W_hh (16 x 16
 // blocks through registers): every element moved exactly, the columns of out past `rows`
 // (the row stride's padding) untouched, sizes on both sides of the block edges.
@@ -273,7 +295,7 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
   const int saved = omp_get_max_threads();
   const auto g = gemm_blocking();
   const Dims shapes[] = {{300, 290, 2 * g.KC + 9}, {3, 2 * g.NC + 40, 300}, {g.MR * 5 + 1, 500, 100}, {640, 201, 32},
-                         {32, 32, 640}};
+                         {32, 32, 640},   {32, 1536, 512},         {37, 1001, 300},         {1536, 768, 32}};
   for (const Dims& d : shapes)
     for (int flags = 0; flags < 4; ++flags) {
       const bool ta = flags & 1, tb = flags & 2;

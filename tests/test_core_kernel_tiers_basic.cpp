@@ -12,7 +12,12 @@
 
 #include "core/kernels/fast/kernels.h"
 #include "core/kernels/reference/kernels.h"
+#include "tests/test_util.h"  // openmp_build
 #include "tests/tier_compare.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 using namespace tier_test;
 namespace fast = d2l::fast;
@@ -317,8 +322,12 @@ struct Gru {
   int64_t T, B, D;
 };
 // Sizes: one step, one row, one unit; odd sizes; D off the vector width; a step of
-// B D = 5200 elements, above the fast tier's thread threshold for the gate math; no rows.
-const Gru kGruSizes[] = {{1, 1, 1}, {1, 3, 5}, {3, 2, 7}, {4, 5, 16}, {2, 3, 17}, {3, 64, 32}, {2, 40, 130}, {2, 0, 4}};
+// B D = 5200 elements, above the fast tier's thread threshold for the gate math; no rows; then
+// steps whose product B x 3D x D is above the GEMM fork size, which the fast tier shares among
+// threads by hidden units (gru.cpp): B one past a 32-row panel with D off the 16-unit groups,
+// and a single step (a decoder's call) with six rows.
+const Gru kGruSizes[] = {{1, 1, 1},    {1, 3, 5},     {3, 2, 7},   {4, 5, 16},  {2, 3, 17},
+                         {3, 64, 32},  {2, 40, 130},  {2, 0, 4},   {3, 33, 210}, {1, 6, 520}};
 
 // The forward one step at a time: each fast h_t against one reference step taken from the
 // fast tier's own h_{t-1}, so each comparison sees one step's rounding. With
@@ -462,6 +471,36 @@ BOOST_AUTO_TEST_CASE(gru_backward_through_time) {
       BOOST_TEST(mismatches("gru_backward dh0 " + at, dh0f, dh0r, tol(dh00, m.dh0)) == 0, at);
       BOOST_TEST(mismatches("gru_backward db " + at, dbf, dbr, tol(db0, m.db)) == 0, at);
     }
+}
+
+// The GRU's steps shared among threads by hidden units (above the fork size) give the same
+// bits at 1, 2 and 3 threads, forward and backward: each element's arithmetic does not depend
+// on which thread does it.
+BOOST_AUTO_TEST_CASE(gru_same_bits_at_any_thread_count, *boost::unit_test::precondition(d2l_test::openmp_build)) {
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  for (const Gru& s : {Gru{3, 33, 210}, Gru{1, 32, 512}, Gru{2, 5, 2000}}) {
+    const int64_t T = s.T, B = s.B, D = s.D, G = 3 * D;
+    const Vec W = uniform(G * D, -0.05f, 0.05f), b = uniform(G), gi = uniform(T * B * G), h0 = uniform(B * D);
+    const Vec dH = uniform(T * B * D);
+    std::vector<Vec> outs;
+    for (int threads : {1, 2, 3}) {
+      omp_set_num_threads(threads);
+      Vec H(T * B * D), gates(T * B * G), cand(T * B * D), dgi(T * B * G), dh0(B * D), dW(G * D), db(G);
+      fast::gru_forward(H.data(), gates.data(), cand.data(), gi.data(), h0.data(), W.data(), b.data(), T, B, D, true);
+      Vec out = H;
+      out.insert(out.end(), gates.begin(), gates.end());
+      fast::gru_backward(dgi.data(), dh0.data(), dW.data(), db.data(), gates.data(), cand.data(), H.data(), dH.data(),
+                         h0.data(), W.data(), T, B, D);
+      for (const Vec* v : {&dgi, &dh0, &dW, &db}) out.insert(out.end(), v->begin(), v->end());
+      outs.push_back(out);
+    }
+    const std::string at = "T " + std::to_string(T) + " B " + std::to_string(B) + " D " + std::to_string(D);
+    BOOST_TEST((outs[0] == outs[1]), "1 and 2 threads, " << at);
+    BOOST_TEST((outs[0] == outs[2]), "1 and 3 threads, " << at);
+  }
+  omp_set_num_threads(saved);
+#endif
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -21,7 +21,10 @@
 // train_ch13 times them, alternated with the GEMM limit's measurement (--rounds, default 3):
 //   bench=gemm_shapes model=nli_train threads=.. round=.. examples_per_sec=..
 //         openblas_limit_examples_per_sec=.. of_limit=..
-// and the medians over the rounds (round=median).
+// and the medians over the rounds (round=median). Each round also times OpenBLAS on one
+// 1024 x 1024 x 1024 product with the same threads (the machine's square-GEMM rate) and prints
+// the model against that rate at 90.7 MFLOP per example: square1024_openblas_gflops=..
+// square_limit_examples_per_sec=.. of_square_limit=..
 #include <cblas.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,6 +118,14 @@ std::vector<Product> mha_products() {
   add_bmm(v, "heads.AV(64x200x64x200)", 64, 200, 64, 200, false, 1);
   return v;
 }
+
+// The square product whose OpenBLAS rate sets the NLI model's second limit: the machine's
+// GEMM rate, as against the rate at the model's own (smaller, thinner) shapes.
+std::vector<Product> square1024_products() { return {{"1024^3", 1, 1024, 1024, 1024, false, false, false, 1}}; }
+// The NLI model's FLOPs per example, forward and backward, as counted for that limit: Attend's
+// f (100 -> 200 -> 200) and Compare's g (200 -> 200 -> 200) on 50 + 50 tokens, the three bmms
+// and Aggregate, without the gradient of the first layer's input (the embedding's).
+constexpr double kNliSquareMflopPerExample = 90.7;
 
 // Square products, for comparison with the matmul bench.
 std::vector<Product> square_products() {
@@ -275,21 +286,27 @@ double nli_step_seconds(int threads, int steps) {
 void run_nli_against_limit(int threads, double budget, int rounds, int steps) {
   int64_t examples = 0;
   const auto products = nli_products(&examples);
-  std::vector<double> ours, limit, ratio;
+  std::vector<double> ours, limit, ratio, square, square_ratio;
   for (int r = 0; r < rounds; ++r) {
     const double blas_s = run_model("nli", products, examples, threads, budget);
+    const double sq_s = openblas_seconds("square1024", 1, threads, budget)[0];
     const double step_s = nli_step_seconds(threads, steps);
     ours.push_back(examples / step_s);
     limit.push_back(examples / blas_s);
     ratio.push_back(ours.back() / limit.back());
+    const double sq_gflops = 2.0 * 1024 * 1024 * 1024 / sq_s * 1e-9;
+    square.push_back(sq_gflops * 1e3 / kNliSquareMflopPerExample);
+    square_ratio.push_back(ours.back() / square.back());
     std::printf("bench=gemm_shapes model=nli_train threads=%d round=%d examples_per_sec=%.1f"
-                " openblas_limit_examples_per_sec=%.1f of_limit=%.3f\n",
-                threads, r, ours.back(), limit.back(), ratio.back());
+                " openblas_limit_examples_per_sec=%.1f of_limit=%.3f square1024_openblas_gflops=%.1f"
+                " square_limit_examples_per_sec=%.1f of_square_limit=%.3f\n",
+                threads, r, ours.back(), limit.back(), ratio.back(), sq_gflops, square.back(), square_ratio.back());
     std::fflush(stdout);
   }
   std::printf("bench=gemm_shapes model=nli_train threads=%d round=median examples_per_sec=%.1f"
-              " openblas_limit_examples_per_sec=%.1f of_limit=%.3f\n",
-              threads, median(ours), median(limit), median(ratio));
+              " openblas_limit_examples_per_sec=%.1f of_limit=%.3f square_limit_examples_per_sec=%.1f"
+              " of_square_limit=%.3f\n",
+              threads, median(ours), median(limit), median(ratio), median(square), median(square_ratio));
   std::fflush(stdout);
 }
 
@@ -322,7 +339,8 @@ int main(int argc, char** argv) {
     int64_t examples = 0;
     const std::vector<Product> products = openblas_side == "nli" ? nli_products(&examples)
                                           : openblas_side == "seq2seq" ? seq2seq_products()
-                                          : openblas_side == "mha" ? mha_products() : square_products();
+                                          : openblas_side == "mha" ? mha_products()
+                                          : openblas_side == "square1024" ? square1024_products() : square_products();
     for (const Product& p : products) std::printf("%.9e\n", time_calls(p, std::max(threads, 1), budget, true));
     return 0;
   }

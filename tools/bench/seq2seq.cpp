@@ -6,7 +6,10 @@
 //      fwd_ms     median forward under NoGrad
 //      fwdbwd_ms  median forward + sum(output).backward() + dropping the gradients
 //    bench=seq2seq_large threads=.. fwd_ms=.. fwdbwd_ms=.. fwd_cpu_ms=.. fwdbwd_cpu_ms=..
-//    (the *_cpu_ms: process CPU time, the figure to compare at --threads 1 on a busy machine)
+//          check_out_sum=.. check_grad_sum=..
+//    (the *_cpu_ms: process CPU time, the figure to compare at --threads 1 on a busy machine;
+//    under OMP_WAIT_POLICY=PASSIVE, cpu / wall - 1 is the share of the step the other threads
+//    worked; the check_* sums of one more seeded step agree to the last digit at any thread count)
 // 2. The book's Bahdanau model (10.4) trained on the first 600 pairs of data/fra-eng/fra.txt
 //    (`make data`) or ../shared/data/fra-eng/fra.txt (skipped when neither is there) for a few
 //    epochs, as bahdanau_torch.py:
@@ -101,8 +104,21 @@ void bench_large(int reps) {
     sum(forward()).backward();
     net.zero_grad();
   });
-  std::printf("bench=seq2seq_large threads=%d fwd_ms=%.2f fwdbwd_ms=%.2f fwd_cpu_ms=%.2f fwdbwd_cpu_ms=%.2f\n",
-              threads_in_use(), fwd, fwdbwd, fwd_cpu, fwdbwd_cpu);
+  // One more step from a fixed seed, its output and every gradient summed in double: the same
+  // digits at any thread count (the kernels' sums run in an order fixed by the sizes).
+  manual_seed(1);
+  const Tensor out = forward();
+  sum(out).backward();
+  double out_sum = 0, grad_sum = 0;
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) out_sum += out.data()[i];
+  for (const Tensor& p : net.parameters()) {
+    const Tensor g = p.grad();
+    for (int64_t i = 0, n = g.numel(); i < n; ++i) grad_sum += g.data()[i];
+  }
+  net.zero_grad();
+  std::printf("bench=seq2seq_large threads=%d fwd_ms=%.2f fwdbwd_ms=%.2f fwd_cpu_ms=%.2f fwdbwd_cpu_ms=%.2f"
+              " check_out_sum=%.17g check_grad_sum=%.17g\n",
+              threads_in_use(), fwd, fwdbwd, fwd_cpu, fwdbwd_cpu, out_sum, grad_sum);
   std::fflush(stdout);
 }
 

@@ -1,6 +1,7 @@
 // core/kernels/fast/gemm.cpp — the fast GEMM's entry points: check the sizes, then pick a driver
-// from the shape alone (gemm_small.cpp for thin or small products, gemm_packed.cpp for the
-// rest) and whether to share it among threads.
+// from the shape alone (gemm_small.cpp for thin or small products, gemm_stream.cpp for few rows
+// or a short sum above the fork size, gemm_packed.cpp for the rest) and whether to share it
+// among threads.
 #include "core/kernels/fast/gemm.h"
 
 #include <algorithm>
@@ -70,6 +71,10 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const flo
   // 640 x 32 -> 201 Linear and 30% of a 640 x 32 -> 1); every other path gets it added below.
   if (bias && one_thread && adds_bias(M, N, K, trans_a, trans_b)) {
     gemm_one_thread(Job{trans_a, trans_b, M, N, K, A, B, C, false, bias});
+    return;
+  }
+  if (!one_thread && use_stream(M, N, K)) {  // few rows or a short sum: no packing (gemm_stream.cpp)
+    gemm_stream(Job{trans_a, trans_b, M, N, K, A, B, C, accumulate, bias});
     return;
   }
   const Job j{trans_a, trans_b, M, N, K, A, B, C, accumulate};

@@ -115,33 +115,6 @@ DirectFn direct_fn(int64_t mr, int64_t nr) {
 
 thread_local std::vector<float> tl_transposed_b;  // grow-only: no allocation once warm
 
-// r[0..15] (16 rows of 16) transposed in registers: r[c] lane q = the old r[q] lane c.
-// Interleave pairs of rows (unpack), then pairs of pairs (64-bit unpack): u[4i + c] holds,
-// in its 128-bit block b, rows 4i..4i+3 at column 4b + c; a 4 x 4 transpose of those
-// blocks (two rounds of shuffle_f32x4) finishes. 64 shuffles for 256 floats.
-inline void transpose16(__m512 r[16]) {
-  __m512 t[16], u[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i)
-    for (int h = 0; h < 2; ++h) {  // h = 0: columns 4b, 4b+1; h = 1: columns 4b+2, 4b+3
-      const __m512d x = _mm512_castps_pd(t[4 * i + h]), y = _mm512_castps_pd(t[4 * i + h + 2]);
-      u[4 * i + 2 * h] = _mm512_castpd_ps(_mm512_unpacklo_pd(x, y));
-      u[4 * i + 2 * h + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(x, y));
-    }
-  for (int c = 0; c < 4; ++c) {
-    const __m512 s0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44), s1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
-    const __m512 s2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
-    const __m512 s3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
-    r[c] = _mm512_shuffle_f32x4(s0, s2, 0x88);
-    r[4 + c] = _mm512_shuffle_f32x4(s0, s2, 0xDD);
-    r[8 + c] = _mm512_shuffle_f32x4(s1, s3, 0x88);
-    r[12 + c] = _mm512_shuffle_f32x4(s1, s3, 0xDD);
-  }
-}
-
 }  // namespace
 
 // One or two columns of C, A stored (M, K), each column of op(B) contiguous (B stored (N, K),
@@ -193,26 +166,39 @@ void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, i
     }
 }
 
-void gemm_direct(const Job& j) {
-  const float* B = j.B;
-  int64_t ldb = j.N;
-  if (j.trans_b) {  // B stored (N, K): op(B) into K rows of ldb floats (ldb a multiple of 16)
-    ldb = ceil_div(j.N, 16) * 16;
-    std::vector<float>& Bt = tl_transposed_b;
-    if (Bt.size() < size_t(j.K * ldb)) Bt.resize(size_t(j.K * ldb));
-    transpose_blocks(j.N, j.K, j.B, Bt.data(), ldb);
-    B = Bt.data();
-  }
-  const int64_t lda = j.trans_a ? j.M : j.K, tiles = ceil_div(j.M, kDirectMR), W = 16 * kDirectNV;
-  for (int64_t t = 0; t < tiles; ++t) {  // tile t: rows [t M / tiles, (t+1) M / tiles)
-    const int64_t i0 = t * j.M / tiles, mr = (t + 1) * j.M / tiles - i0;
-    const float* a = j.trans_a ? j.A + i0 : j.A + i0 * lda;
-    for (int64_t j0 = 0; j0 < j.N; j0 += W) {
-      const int64_t nr = std::min(W, j.N - j0);
+namespace {
+// Rows [i0, i1) x columns [c0, c1) of j's C, op(B) read as K rows of ldb floats from B: the rows
+// cut into tiles as equal as possible (at most 14), the columns in panels of 32 from c0.
+void direct_block(const Job& j, const float* B, int64_t ldb, int64_t i0, int64_t i1, int64_t c0, int64_t c1) {
+  const int64_t lda = j.trans_a ? j.M : j.K, tiles = ceil_div(i1 - i0, kDirectMR), W = 16 * kDirectNV;
+  for (int64_t t = 0; t < tiles; ++t) {  // tile t: rows i0 + [t m / tiles, (t+1) m / tiles)
+    const int64_t r0 = i0 + t * (i1 - i0) / tiles, mr = i0 + (t + 1) * (i1 - i0) / tiles - r0;
+    const float* a = j.trans_a ? j.A + r0 : j.A + r0 * lda;
+    for (int64_t q = c0; q < c1; q += W) {
+      const int64_t nr = std::min(W, c1 - q);
       const DirectFn fn = j.trans_a ? direct_fn<true>(mr, nr) : direct_fn<false>(mr, nr);
-      fn(j.K, a, lda, B + j0, ldb, j.C + i0 * j.N + j0, j.N, nr, !j.accumulate, j.bias ? j.bias + j0 : nullptr);
+      fn(j.K, a, lda, B + q, ldb, j.C + r0 * j.N + q, j.N, nr, !j.accumulate, j.bias ? j.bias + q : nullptr);
     }
   }
+}
+
+// op(B) as K rows of *ldb floats: B itself when stored (K, N), else transposed into the calling
+// thread's scratch (ldb a multiple of 16).
+const float* direct_b(const Job& j, int64_t* ldb) {
+  *ldb = j.N;
+  if (!j.trans_b) return j.B;
+  *ldb = ceil_div(j.N, 16) * 16;
+  std::vector<float>& Bt = tl_transposed_b;
+  if (Bt.size() < size_t(j.K * *ldb)) Bt.resize(size_t(j.K * *ldb));
+  transpose_blocks(j.N, j.K, j.B, Bt.data(), *ldb);
+  return Bt.data();
+}
+}  // namespace
+
+void gemm_direct(const Job& j) {
+  int64_t ldb;
+  const float* B = direct_b(j, &ldb);
+  direct_block(j, B, ldb, 0, j.M, 0, j.N);
 }
 #else
 bool use_direct(int64_t, int64_t, int64_t) { return false; }

@@ -194,6 +194,35 @@ inline void pad_rows_kernel(int64_t K, const float* __restrict Apad, const float
 }
 #endif
 
+#if defined(__AVX512F__)
+// r[0..15] (16 rows of 16) transposed in registers: r[c] lane q = the old r[q] lane c.
+// Interleave pairs of rows (unpack), then pairs of pairs (64-bit unpack): u[4i + c] holds,
+// in its 128-bit block b, rows 4i..4i+3 at column 4b + c; a 4 x 4 transpose of those
+// blocks (two rounds of shuffle_f32x4) finishes. 64 shuffles for 256 floats.
+inline void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i)
+    for (int h = 0; h < 2; ++h) {  // h = 0: columns 4b, 4b+1; h = 1: columns 4b+2, 4b+3
+      const __m512d x = _mm512_castps_pd(t[4 * i + h]), y = _mm512_castps_pd(t[4 * i + h + 2]);
+      u[4 * i + 2 * h] = _mm512_castpd_ps(_mm512_unpacklo_pd(x, y));
+      u[4 * i + 2 * h + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(x, y));
+    }
+  for (int c = 0; c < 4; ++c) {
+    const __m512 s0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44), s1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+    const __m512 s2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
+    const __m512 s3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+    r[c] = _mm512_shuffle_f32x4(s0, s2, 0x88);
+    r[4 + c] = _mm512_shuffle_f32x4(s0, s2, 0xDD);
+    r[8 + c] = _mm512_shuffle_f32x4(s1, s3, 0x88);
+    r[12 + c] = _mm512_shuffle_f32x4(s1, s3, 0xDD);
+  }
+}
+#endif
+
 // ---------------------------------------------------------------- the drivers
 // Each computes one whole product j with the loops that suit its shape; gemm.cpp picks one
 // from the sizes alone, in this order: gemm_narrow (N <= 2, A not transposed, M > 2),
@@ -212,6 +241,17 @@ bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2
 void gemm_direct(const Job& j);
 void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);  // gemm.h's transpose
 void narrow_blocks(const Job& j);  // gemm_narrow's AVX-512 kernel: N <= 2, columns of op(B) contiguous
+// Products with few rows (3..kFewRows) above the fork size: no packing, columns shared among
+// threads (gemm_stream.cpp).
+bool use_stream(int64_t M, int64_t N, int64_t K);
+void gemm_stream(const Job& j);
+// gemm_stream's few-rows form (M <= kFewRows): Cᵀ = op(B)ᵀ op(A)ᵀ, tiles of 14 columns of C
+// (rows of Cᵀ) by up to 32 rows, stored transposed. Q = op(A)ᵀ as K rows of *ldq floats (A
+// itself when stored (K, M), else transposed into the calling thread's scratch); then
+// columns [q0, q1) of C from it.
+constexpr int64_t kFewRows = 64;
+const float* few_rows_q(const Job& j, int64_t* ldq);
+void few_rows_block(const Job& j, const float* Q, int64_t ldq, int64_t q0, int64_t q1);
 #if defined(__AVX512F__)
 constexpr bool kNarrowBlocks = true;  // gemm_narrow runs narrow_blocks when trans_b or N == 1
 #else

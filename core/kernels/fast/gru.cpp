@@ -1,12 +1,14 @@
 // core/kernels/fast/gru.cpp — the GRU's recurrence (9.1) with one GEMM per step for the hidden
 // projection and the gate math in vectorised rows (fast_exp), parallel over the batch rows
 // once a step has enough elements.
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
 #include "core/tensor.h"  // Buffer
 #include "core/kernels/fast/fast_exp.h"
 #include "core/kernels/fast/gemm.h"
+#include "core/kernels/fast/gemm_kernels.h"
 #include "core/kernels/fast/kernels.h"
 #include "core/kernels/fast/parallel.h"
 
@@ -73,8 +75,54 @@ void gru_backward_row(float* __restrict gr, float* __restrict gz, float* __restr
 // by row (shapes in core/kernels/seam.h). W_hh (G, D) is transposed once per call into Wt (D, G),
 // so each step's product reads both operands in place (gemm_direct.cpp: 64 x 32 by 32 x 96
 // for the book's Bahdanau model) instead of transposing W_hh again at every step.
+// Above the fork size (the seed's seq2seq: batch 32, D = 512) the threads share each step by
+// hidden units instead of splitting its small GEMM: thread p owns units [u0, u1) and computes
+// the columns of gh for them in all three gate blocks (r, z and n, rows of W_hh read in place:
+// gemm_stream.cpp's few-rows tiles), then those units' gate math, which needs nothing else;
+// h_t is complete once every thread has done its units, one barrier per step. Each thread
+// reads only its rows of W_hh (1.5 MiB of 3 at D = 512), so they stay in its core's cache
+// from one step to the next. Per element the arithmetic is the same whoever does it.
+namespace {
+bool shared_steps(int64_t B, int64_t D) { return detail::use_stream(B, 3 * D, D); }
+
+// Units [u0, u1) of this thread: whole groups of 16, so no two threads write one cache line.
+void my_units(int64_t D, int64_t* u0, int64_t* u1) {
+  team_share(ceil_div(D, 16), u0, u1);
+  *u0 *= 16;
+  *u1 = std::min(D, *u1 * 16);
+}
+
+void gru_forward_shared(float* H, float* gates, float* cand, const float* gi, const float* h0, const float* W,
+                        const float* b, int64_t T, int64_t B, int64_t D, bool keep_all) {
+  const int64_t G = 3 * D;
+#pragma omp parallel
+  {
+    int64_t u0, u1;
+    my_units(D, &u0, &u1);
+    for (int64_t t = 0; t < T; ++t) {
+      const float* hp = t ? H + (t - 1) * B * D : h0;
+      float* g = gates + (keep_all ? t : 0) * B * G;
+      const detail::Job j{false, true, B, G, D, hp, W, g, false, b};  // gh = h_{t-1} W_hhᵀ + b_hh
+      int64_t ldq;
+      const float* Q = detail::few_rows_q(j, &ldq);  // h_{t-1}ᵀ, this thread's copy
+      for (int64_t blk = 0; blk < 3; ++blk) detail::few_rows_block(j, Q, ldq, blk * D + u0, blk * D + u1);
+      const float* x = gi + t * B * G;
+      float *h = H + t * B * D, *n = cand + (keep_all ? t : 0) * B * D;
+      for (int64_t r = 0; r < B && u1 > u0; ++r) {
+        float* gr = g + r * G + u0;
+        const float* xr = x + r * G + u0;
+        gru_gates_row(h + r * D + u0, gr, gr + D, gr + 2 * D, n + r * D + u0, xr, xr + D, xr + 2 * D,
+                      hp + r * D + u0, u1 - u0);
+      }
+#pragma omp barrier
+    }
+  }
+}
+}  // namespace
+
 void gru_forward(float* H, float* gates, float* cand, const float* gi, const float* h0, const float* W, const float* b,
                  int64_t T, int64_t B, int64_t D, bool keep_all) {
+  if (shared_steps(B, D)) return gru_forward_shared(H, gates, cand, gi, h0, W, b, T, B, D, keep_all);
   const int64_t G = 3 * D;
   Buffer Wt(static_cast<size_t>(G * D));
   transpose(G, D, W, Wt.get(), G);
@@ -93,6 +141,22 @@ void gru_forward(float* H, float* gates, float* cand, const float* gi, const flo
   }
 }
 
+namespace {
+// dW_hh += dghᵀ h_prev and db_hh += Σ dgh over all steps, dgh being what gru_backward left in
+// gates.
+void weight_grads(float* dW, float* db, const float* gates, const float* H, const float* h0, int64_t T, int64_t B,
+                  int64_t D) {
+  const int64_t G = 3 * D;
+  if (dW) {
+    gemm(true, false, G, D, B, gates, h0, dW, true);                       // step 0: h_prev = h0
+    if (T > 1) gemm(true, false, G, D, (T - 1) * B, gates + B * G, H, dW, true);  // steps 1..: H[t-1]
+  }
+  if (db)
+    for (int64_t r = 0; r < T * B; ++r)
+      for (int64_t k = 0; k < G; ++k) db[k] += gates[r * G + k];
+}
+}  // namespace
+
 // Backpropagation through time, last step first. dh carries ∂loss/∂h_t back from step
 // t+1; at step t it also receives dH[t] (the output's own gradient). Inverting
 //   h' = (1 − z) n + z h        dn = dh (1 − z),  dz = dh (h − n),  dh_prev = dh z + ...
@@ -103,6 +167,11 @@ void gru_forward(float* H, float* gates, float* cand, const float* gi, const flo
 //   dh_prev += dgh W_hh (one GEMM per step),  dW_hh += dghᵀ h_prev,  db_hh += Σ dgh.
 // dgh overwrites the saved gates of step t (no longer needed), so the two weight gradients
 // are two GEMMs over all steps at the end instead of one per step.
+//
+// Above the fork size the threads share each step by hidden units as in gru_forward: thread p
+// does the gate math of its units (reading the dh it computed itself), and after one barrier
+// (dgh complete) its units' columns of dh_prev = dgh W_hh (gemm_stream.cpp's tiles, reading
+// its columns of W_hh in place), which are all its gate math needs at the step before.
 void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, const float* cand, const float* H,
                   const float* dH, const float* h0, const float* W, int64_t T, int64_t B, int64_t D) {
   const int64_t G = 3 * D, BD = B * D;
@@ -110,6 +179,43 @@ void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, co
   // the step after, next collects dh_prev.
   Buffer carry(static_cast<size_t>(BD)), next(static_cast<size_t>(BD));
   if (BD) std::memset(carry.get(), 0, sizeof(float) * BD);
+  if (shared_steps(B, D)) {
+    float* last = nullptr;  // where dh for h0 ends up
+#pragma omp parallel
+    {
+      int64_t u0, u1;
+      my_units(D, &u0, &u1);
+      float *c = carry.get(), *nx = next.get();
+      for (int64_t t = T - 1; t >= 0; --t) {
+        const float* hp = t ? H + (t - 1) * BD : h0;
+        float* g = gates + t * B * G;
+        float* dgi_t = dgi ? dgi + t * B * G : nullptr;
+        for (int64_t r = 0; r < B && u1 > u0; ++r) {
+          const int64_t o = r * D + u0;
+          float *gr = g + r * G + u0, *dr = dgi_t ? dgi_t + r * G + u0 : nullptr;
+          if (dr)
+            gru_backward_row<true>(gr, gr + D, gr + 2 * D, dr, dr + D, dr + 2 * D, nx + o, c + o, dH + t * BD + o,
+                                   cand + t * BD + o, hp + o, u1 - u0);
+          else
+            gru_backward_row<false>(gr, gr + D, gr + 2 * D, nullptr, nullptr, nullptr, nx + o, c + o, dH + t * BD + o,
+                                    cand + t * BD + o, hp + o, u1 - u0);
+        }
+#pragma omp barrier
+        if (t == 0 && !dh0) break;
+        const detail::Job j{false, false, B, D, G, g, W, nx, true};  // dh_prev += dgh W_hh
+        int64_t ldq;
+        const float* Q = detail::few_rows_q(j, &ldq);  // dghᵀ, this thread's copy
+        detail::few_rows_block(j, Q, ldq, u0, u1);
+        std::swap(c, nx);
+      }
+#pragma omp single nowait
+      last = c;
+    }
+    if (dh0)
+      for (int64_t i = 0; i < BD; ++i) dh0[i] += last[i];
+    weight_grads(dW, db, gates, H, h0, T, B, D);
+    return;
+  }
   for (int64_t t = T - 1; t >= 0; --t) {
     const float* hp = t ? H + (t - 1) * BD : h0;
     float* g = gates + t * B * G;
@@ -129,13 +235,7 @@ void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, co
   }
   if (dh0)
     for (int64_t i = 0; i < BD; ++i) dh0[i] += carry.get()[i];
-  if (dW) {
-    gemm(true, false, G, D, B, gates, h0, dW, true);                       // step 0: h_prev = h0
-    if (T > 1) gemm(true, false, G, D, (T - 1) * B, gates + B * G, H, dW, true);  // steps 1..: H[t-1]
-  }
-  if (db)
-    for (int64_t r = 0; r < T * B; ++r)
-      for (int64_t k = 0; k < G; ++k) db[k] += gates[r * G + k];
+  weight_grads(dW, db, gates, H, h0, T, B, D);
 }
 
 }  // namespace fast

@@ -9,6 +9,9 @@
 // kernel splits work by output and sums in a fixed order.
 #pragma once
 #include <cstdint>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace d2l {
 namespace fast {
@@ -34,6 +37,19 @@ inline void parallel_for(int64_t n, bool fork, F&& body) {
   }
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) body(i);
+}
+
+// Inside a parallel region: this thread's part [*lo, *hi) of n items cut in order into one
+// contiguous block per thread (thread p always gets the same block for the same n, so what it
+// read last call may still be in its cache). Outside one: all n.
+inline void team_share(int64_t n, int64_t* lo, int64_t* hi) {
+  int64_t p = 0, T = 1;
+#ifdef _OPENMP
+  p = omp_get_thread_num();
+  T = omp_get_num_threads();
+#endif
+  *lo = p * n / T;
+  *hi = (p + 1) * n / T;
 }
 
 }  // namespace fast
