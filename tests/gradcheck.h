@@ -23,6 +23,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/autograd.h"
@@ -145,6 +146,25 @@ inline bool gradcheck(const std::function<Tensor(std::vector<Tensor>&)>& f, std:
   }
   for (Tensor& t : checked) t.zero_grad();
   return ok;
+}
+
+namespace detail {
+inline std::vector<Tensor> parts(std::vector<Tensor> outputs) { return outputs; }
+inline std::vector<Tensor> parts(const std::pair<Tensor, Tensor>& outputs) { return {outputs.first, outputs.second}; }
+}  // namespace detail
+
+// gradcheck of a layer with dropout off, over the inputs and every parameter: `outputs` is
+// what the layer returns for the inputs (a pair of tensors, or a vector of them), all of it
+// fed to the loss (flattened, in order).
+template <class Layer, class Outputs>
+bool gradcheck_layer(Layer& layer, Outputs outputs, std::vector<Tensor> inputs, const std::string& name) {
+  layer.eval();  // dropout off
+  auto flat = [&outputs](std::vector<Tensor>& x) {
+    std::vector<Tensor> parts;
+    for (const Tensor& t : detail::parts(outputs(x))) parts.push_back(d2l::reshape(t, {-1}));
+    return d2l::concat(parts, 0);
+  };
+  return gradcheck(flat, std::move(inputs), name, layer.parameters());
 }
 
 }  // namespace test

@@ -9,16 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/test_util.h"
+#include "tests/test_prelude.h"
 #include "tools/programs/book/html.h"
-
-namespace fs = std::filesystem;
-namespace utf = boost::unit_test;
-namespace tt = boost::test_tools;
-using d2l_test::build_dir;
-using d2l_test::read_file;
-using d2l_test::run_command;
-using d2l_test::TempDir;
 
 namespace {
 
@@ -42,28 +34,19 @@ struct Runs {
   TempDir dir{"book_runs"};
   std::string runs = dir("runs"), out = dir("out"), book = dir("book");
   Runs() {
-    fs::create_directories(runs);
     const std::vector<std::pair<std::string, std::string>> programs = {
         {"attention_cues", ""},
         {"multihead_attention", ""},
         {"nadaraya_watson", "--quick"},
         {"bahdanau_attention", "--quick --translate \"i'm <unk> & 'cold' .\""}};
-    for (const auto& [name, args] : programs) {
-      const std::string cmd = "D2L_BOOK_TRACE=" + runs + "/" + name + ".trace " + build_dir() + "/chapters/" + name +
-                              " --threads 2 --out " + out + "/" + name + " " + args;
-      const int rc = run_command(cmd, runs + "/" + name + ".log", runs + "/" + name + ".err");
-      BOOST_REQUIRE_MESSAGE(rc == 0, name << " exited with " << rc << ": " << read_file(runs + "/" + name + ".err"));
-    }
+    for (const auto& [name, args] : programs) d2l_test::run_traced(name, args, runs, out + "/" + name);
     // One exercise run, where `make exercises` puts it (10.1 exercise 2).
     fs::create_directories(runs + "/exercises");
     const std::string ex = "D2L_BOOK_TRACE=" + runs + "/exercises/10.1-2.trace " + build_dir() +
                            "/chapters/attention_cues --ex 2 --out " + out + "/ex-10.1-2";
     const int ex_rc = run_command(ex, runs + "/exercises/10.1-2.log", runs + "/exercises/10.1-2.err");
     BOOST_REQUIRE_MESSAGE(ex_rc == 0, "attention_cues --ex 2 exited with " << ex_rc);
-    d2l_test::write_file(runs + "/settings.txt", "tier: test\narguments: --quick\n");
-    const int rc = run_command(build_dir() + "/tools/book --runs " + runs + " --out " + book, dir("book.out"),
-                               dir("book.err"));
-    BOOST_REQUIRE_MESSAGE(rc == 0, "book exited with " << rc << ": " << read_file(dir("book.err")));
+    d2l_test::write_book(runs, book, "", dir);
   }
 };
 Runs& runs() {

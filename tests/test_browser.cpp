@@ -17,15 +17,7 @@
 
 #include "core/io/json.h"
 #include "core/ops.h"
-#include "tests/test_util.h"
-
-namespace fs = std::filesystem;
-namespace utf = boost::unit_test;
-namespace tt = boost::test_tools;
-using d2l_test::build_dir;
-using d2l_test::read_file;
-using d2l_test::run_command;
-using d2l_test::TempDir;
+#include "tests/test_prelude.h"
 
 namespace {
 
@@ -80,7 +72,6 @@ BOOST_AUTO_TEST_SUITE(browser)
 BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondition(engine_and_chromium)) {
   TempDir dir("browser");
   const std::string runs = dir("runs"), book = dir("book");
-  fs::create_directories(runs);
   const std::vector<std::pair<std::string, std::string>> programs = {
       {"bahdanau_attention", "--quick"},
       {"transformer", "--quick"},
@@ -88,15 +79,9 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
       {"attention_scoring_functions", ""}};
   for (const auto& [name, args] : programs) {
     const std::string save = args.empty() ? "" : " --save " + runs + "/" + name + ".safetensors";
-    const std::string cmd = "D2L_BOOK_TRACE=" + runs + "/" + name + ".trace " + build_dir() + "/chapters/" + name +
-                            " --threads 2 --out " + dir("out/" + name) + " " + args + save;
-    const int rc = run_command(cmd, runs + "/" + name + ".log", runs + "/" + name + ".err");
-    BOOST_REQUIRE_MESSAGE(rc == 0, name << " exited with " << rc << ": " << read_file(runs + "/" + name + ".err"));
+    d2l_test::run_traced(name, args + save, runs, dir("out/" + name));
   }
-  d2l_test::write_file(runs + "/settings.txt", "tier: test\narguments: --quick\n");
-  int rc = run_command(build_dir() + "/tools/book --runs " + runs + " --out " + book + " --engine " + kEngine,
-                       dir("book.out"), dir("book.err"));
-  BOOST_REQUIRE_MESSAGE(rc == 0, "book exited with " << rc << ": " << read_file(dir("book.err")));
+  d2l_test::write_book(runs, book, " --engine " + kEngine, dir);
   BOOST_TEST(fs::file_size(book + "/d2l_engine.js") <= 2u * 1024 * 1024);
 
   // What each check expects in the page: [check argument, expected text].
@@ -134,7 +119,7 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
 
   std::string cmd = "python3 tests/browser_check.py " + book + " " + build_dir() + "/browser-screens";
   for (const auto& c : checks) cmd += " '" + std::regex_replace(c.first, std::regex("'"), "'\\''") + "'";
-  rc = run_command(cmd, dir("check.out"), dir("check.err"));
+  const int rc = run_command(cmd, dir("check.out"), dir("check.err"));
   const std::string out = read_file(dir("check.out"));
   BOOST_REQUIRE_MESSAGE(rc == 0, "browser_check.py exited with " << rc << ": " << out << read_file(dir("check.err")));
   size_t k = 0;

@@ -19,17 +19,9 @@
 #include "core/nn/module.h"
 #include "core/ops.h"
 #include "core/nn/optim.h"
-#include "tests/test_util.h"
+#include "tests/test_prelude.h"
 #include "tools/d2l/cli/cli_args.h"
 #include "tools/d2l/cli/training_options.h"
-
-namespace fs = std::filesystem;
-namespace utf = boost::unit_test;
-using d2l_test::build_dir;
-using d2l_test::message_has;
-using d2l_test::read_file;
-using d2l_test::run_command;
-using d2l_test::TempDir;
 
 namespace {
 

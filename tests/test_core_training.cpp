@@ -152,7 +152,8 @@ BOOST_AUTO_TEST_CASE(save_load_round_trip) {
   randomize(a);
   randomize(b);
   BOOST_TEST((snapshot(a) != snapshot(b)));
-  const std::string path = d2l_test::scratch_path("round_trip.params");
+  const d2l_test::TempDir tmp("core_training");
+  const std::string path = tmp("round_trip.params");
   a.save(path);
   for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
     BOOST_TEST(e.path().string().rfind(path + ".tmp", 0) != 0u, "left behind: " << e.path());  // renamed
@@ -163,14 +164,14 @@ BOOST_AUTO_TEST_CASE(save_load_round_trip) {
   a.save(path);
   b.load(path);
   BOOST_TEST((snapshot(a) == snapshot(b)));
-  std::remove(path.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(load_truncated_file) {
   manual_seed(2);
   TwoLayer b;
   randomize(b);  // unlike the saved model: a partial load would show
-  const std::string path = d2l_test::scratch_path("full.params"), cut = d2l_test::scratch_path("truncated.params");
+  const d2l_test::TempDir tmp("core_training");
+  const std::string path = tmp("full.params"), cut = tmp("truncated.params");
   const std::string bytes = save_random_two_layer(path);
   BOOST_REQUIRE(bytes.size() > 100u);
   // Cut in the magic, in the header, in a name, in the data and in the checksum.
@@ -180,16 +181,15 @@ BOOST_AUTO_TEST_CASE(load_truncated_file) {
     const std::string what = keep < 8 ? "not a d2l parameter file" : keep < 29 ? "truncated" : "checksum mismatch";
     BOOST_TEST_CONTEXT("kept " << keep << " of " << bytes.size() << " bytes") { expect_load_fails(b, cut, what); }
   }
-  expect_load_fails(b, d2l_test::scratch_path("does_not_exist.params"), "cannot open");
-  std::remove(path.c_str());
-  std::remove(cut.c_str());
+  expect_load_fails(b, tmp("does_not_exist.params"), "cannot open");
 }
 
 BOOST_AUTO_TEST_CASE(load_corrupted_byte) {
   manual_seed(3);
   TwoLayer b;
   randomize(b);
-  const std::string path = d2l_test::scratch_path("good.params"), bad = d2l_test::scratch_path("corrupt.params");
+  const d2l_test::TempDir tmp("core_training");
+  const std::string path = tmp("good.params"), bad = tmp("corrupt.params");
   const std::string bytes = save_random_two_layer(path);
   // One flipped bit anywhere after the magic: in the count, a name, a shape, the data, the checksum.
   for (size_t at : {size_t(12), size_t(20), size_t(30), bytes.size() / 2, bytes.size() - 20, bytes.size() - 1}) {
@@ -204,15 +204,14 @@ BOOST_AUTO_TEST_CASE(load_corrupted_byte) {
   expect_load_fails(b, bad, "bad magic");
   write_file(bad, bytes + "x");  // one byte appended: the last 8 bytes are no longer the checksum
   expect_load_fails(b, bad, "checksum mismatch");
-  std::remove(path.c_str());
-  std::remove(bad.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(load_wrong_model) {
   manual_seed(4);
   TwoLayer a;
   randomize(a);
-  const std::string path = d2l_test::scratch_path("two_layer.params");
+  const d2l_test::TempDir tmp("core_training");
+  const std::string path = tmp("two_layer.params");
   a.save(path);
   Renamed other;  // same count and shapes, different names
   randomize(other);
@@ -220,7 +219,6 @@ BOOST_AUTO_TEST_CASE(load_wrong_model) {
   Affine smaller(3, 4);  // a different count
   randomize(smaller);
   expect_load_fails(smaller, path, "holds 5 parameters, the model has 2");
-  std::remove(path.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(load_wrong_shape) {
@@ -228,10 +226,10 @@ BOOST_AUTO_TEST_CASE(load_wrong_shape) {
   TwoLayer a(4), wider(5);
   randomize(a);
   randomize(wider);
-  const std::string path = d2l_test::scratch_path("shape.params");
+  const d2l_test::TempDir tmp("core_training");
+  const std::string path = tmp("shape.params");
   a.save(path);
   expect_load_fails(wider, path, "parameter 'hidden.weight' has shape (4, 3), the model expects (5, 3)");
-  std::remove(path.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(save_to_unwritable_path) {

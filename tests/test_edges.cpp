@@ -29,23 +29,15 @@
 #include "core/nn/optim.h"
 #include "core/ops.h"
 #include "core/creation.h"
-#include "tests/test_util.h"
+#include "tests/test_prelude.h"
 #include "tools/d2l/figures/npy.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/programs/crossover/crossover.h"
 
-using d2l_test::build_dir;
-using d2l_test::message_has;
-using d2l_test::read_file;
-using d2l_test::run_command;
 using d2l_test::StderrCapture;
-using d2l_test::TempDir;
 using d2l_test::write_file;
-namespace fs = std::filesystem;
 
 namespace {
-
-std::string program(const char* name) { return (fs::path(build_dir()) / "chapters" / name).string(); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -55,15 +47,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // 60 s), then kills it with SIGKILL: a run stopped without warning, as by the OOM killer.
 // Returns whether the marker appeared.
 bool run_until_then_kill(const std::vector<std::string>& argv, const std::string& log, const std::string& marker) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (!std::freopen(log.c_str(), "w", stdout) || !std::freopen(log.c_str(), "a", stderr)) ::_exit(126);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
+  const pid_t pid = spawn_logged(argv, log);
   bool seen = false;
   const auto t0 = std::chrono::steady_clock::now();
   while (!seen && seconds_since(t0) < 60) {
@@ -117,7 +101,7 @@ BOOST_AUTO_TEST_CASE(save_every_writes_the_format_its_path_names_and_survives_a_
   for (const Trainer& t : trainers)
     for (const char* ext : {".safetensors", ".params"}) {
       BOOST_TEST_CONTEXT(t.name << " " << ext) {
-        const std::string file = tmp(std::string(t.name) + ext), exe = program(t.name);
+        const std::string file = tmp(std::string(t.name) + ext), exe = chapter_program(t.name);
         std::vector<std::string> argv{exe, "--out", tmp("out")};
         argv.insert(argv.end(), t.options.begin(), t.options.end());
         argv.insert(argv.end(), {"--save", file});
@@ -253,7 +237,7 @@ BOOST_AUTO_TEST_CASE(crossover_checks_settings_before_building) {
 // it), and the refusal names the option instead of the batch size.
 BOOST_AUTO_TEST_CASE(attention_cost_children_keep_the_tensor_limit) {
   TempDir tmp("edges_attention_cost");
-  const std::string exe = program("attention_cost") + " --out " + tmp("out") +
+  const std::string exe = chapter_program("attention_cost") + " --out " + tmp("out") +
                           " --sizes 512 --num-hiddens 64 --num-heads 4 --repeats 1 --layer attention";
   // (4 heads, 512 x 512 scores: 4 MiB, above a 1 MiB limit.)
   BOOST_CHECK_EQUAL(run_command(exe + " --max-tensor-mb 1", tmp("log"), tmp("err")), 1);
@@ -324,7 +308,7 @@ BOOST_AUTO_TEST_CASE(stray_gradient_check_accumulates_until_the_step) {
 // book flow's log and trace, or the file standard output goes to.
 BOOST_AUTO_TEST_CASE(save_cannot_name_any_file_the_run_writes) {
   TempDir tmp("edges_save_over");
-  const std::string exe = program("bahdanau_attention") + " --epochs 10 --out " + tmp("out");
+  const std::string exe = chapter_program("bahdanau_attention") + " --epochs 10 --out " + tmp("out");
   fs::create_directories(tmp("out"));
   const std::vector<std::pair<std::string, std::string>> cases = {
       {exe + " --save " + tmp("out/train_seq2seq.svg"), "is the same file as the loss figure's SVG"},
@@ -378,7 +362,7 @@ BOOST_AUTO_TEST_CASE(errors_quote_input_safely) {
   BOOST_CHECK_EQUAL(d2l::quote_input(std::string(100, 'x'), 4), "\"xxxx...\" (100 bytes)");
   BOOST_CHECK_EQUAL(d2l::quote_input("5x", 80, '\''), "'5x'");
   TempDir tmp("edges_quote");
-  const std::string exe = program("bahdanau_attention");
+  const std::string exe = chapter_program("bahdanau_attention");
   // A 100 kB value (near the kernel's limit on one argument) and a terminal escape.
   BOOST_CHECK_EQUAL(run_command(exe + " --epochs " + std::string(100000, '7') + "x", tmp("log"), tmp("err")), 2);
   const std::string err = read_file(tmp("err"));
@@ -422,7 +406,7 @@ BOOST_AUTO_TEST_CASE(vocabulary_fingerprint_is_standard_fnv1a64) {
 // row a distribution (sums to 1), zero past the source and its <eos> (the mask).
 BOOST_AUTO_TEST_CASE(dump_attention_writes_the_full_weights) {
   TempDir tmp("edges_dump");
-  const std::string exe = program("bahdanau_attention") + " --epochs 2 --out " + tmp("out");
+  const std::string exe = chapter_program("bahdanau_attention") + " --epochs 2 --out " + tmp("out");
   BOOST_REQUIRE_MESSAGE(run_command(exe + " --translate \"i'm home .\" --dump-attention " + tmp("a.npy"), tmp("log"),
                                     tmp("err")) == 0,
                         read_file(tmp("err")));
@@ -473,7 +457,7 @@ BOOST_AUTO_TEST_CASE(a_pytorch_state_dict_loads_with_the_corpus, *boost::unit_te
   d2l::write_safetensors(tmp("plain.safetensors"), f.tensors, {});
   for (const char* name : {"meta.safetensors", "plain.safetensors"}) {
     BOOST_TEST_CONTEXT(name) {
-      const int rc = run_command(program("bahdanau_attention") + " --out " + tmp("out") + " --data " + corpus +
+      const int rc = run_command(chapter_program("bahdanau_attention") + " --out " + tmp("out") + " --data " + corpus +
                                      " --load " + tmp(name),
                                  tmp("log"), tmp("err"));
       BOOST_REQUIRE_MESSAGE(rc == 0, read_file(tmp("err")));
@@ -488,8 +472,8 @@ BOOST_AUTO_TEST_CASE(a_pytorch_state_dict_loads_with_the_corpus, *boost::unit_te
   // one more pair gives another order of tokens (counts change; min_freq 2 drops the new
   // words), and the file with metadata is refused, naming the vocabulary.
   write_file(tmp("more.txt"), read_file(corpus) + "Hi there.\tSalut toi.\n");
-  BOOST_CHECK_EQUAL(run_command(program("bahdanau_attention") + " --out " + tmp("out") + " --data " + tmp("more.txt") +
-                                    " --load " + tmp("meta.safetensors"),
+  BOOST_CHECK_EQUAL(run_command(chapter_program("bahdanau_attention") + " --out " + tmp("out") + " --data " +
+                                    tmp("more.txt") + " --load " + tmp("meta.safetensors"),
                                 tmp("log"), tmp("err")),
                     1);
   BOOST_CHECK_MESSAGE(read_file(tmp("err")).find("tgt_vocab: the file has '9 tokens, fnv1a64 ") != std::string::npos,

@@ -26,24 +26,17 @@
 #include "layers/attention_scoring_functions.h"
 #include "core/nn/basic.h"
 #include "layers/multihead_attention.h"
-#include "tests/test_util.h"
+#include "tests/test_prelude.h"
 #include "tools/d2l/data/text.h"
 #include "tools/d2l/figures/figures.h"
 #include "tools/programs/heatmap/heatmap_text.h"
 
-using d2l_test::build_dir;
 using d2l_test::kBundledFra;
-using d2l_test::message_has;
-using d2l_test::read_file;
-using d2l_test::run_command;
 using d2l_test::StderrCapture;
-using d2l_test::TempDir;
 using d2l_test::write_file;
-namespace fs = std::filesystem;
 
 namespace {
 
-std::string program(const char* name) { return (fs::path(build_dir()) / "chapters" / name).string(); }
 std::string heatmap_tool() { return (fs::path(build_dir()) / "tools" / "heatmap").string(); }
 
 // Runs `cmd` under timeout(1) (a regression must fail the test, not hang the suite); returns
@@ -63,7 +56,7 @@ BOOST_AUTO_TEST_SUITE(nothing_lost)
 // same text.
 BOOST_AUTO_TEST_CASE(save_cannot_name_the_programs_own_files) {
   TempDir tmp("save_clobber");
-  const std::string exe = program("bahdanau_attention");
+  const std::string exe = chapter_program("bahdanau_attention");
   fs::create_directories(tmp("out"));
   write_file(tmp("corpus.txt"), read_file(kBundledFra));
   BOOST_REQUIRE(::link(tmp("corpus.txt").c_str(), tmp("linked.txt").c_str()) == 0);
@@ -84,7 +77,7 @@ BOOST_AUTO_TEST_CASE(save_cannot_name_the_programs_own_files) {
   }
   BOOST_CHECK(read_file(tmp("corpus.txt")) == read_file(kBundledFra));  // the corpus is intact
   // The NLI program's figure too.
-  const int rc = run_command(program("natural_language_inference_attention") +
+  const int rc = run_command(chapter_program("natural_language_inference_attention") +
                                  " --data tests/fixtures/data/snli_1.0 --epochs 1 --out " + tmp("nli") + " --save " +
                                  tmp("nli/alignment.png"),
                              tmp("log"), tmp("err"));
@@ -100,7 +93,7 @@ BOOST_AUTO_TEST_CASE(save_cannot_name_the_programs_own_files) {
 // An empty --save, --load or --resume is an error, not "not given".
 BOOST_AUTO_TEST_CASE(empty_paths_are_errors) {
   TempDir tmp("empty_paths");
-  const std::string exe = program("bahdanau_attention");
+  const std::string exe = chapter_program("bahdanau_attention");
   for (const std::string name : {"save", "load", "resume"}) {
     BOOST_TEST_CONTEXT(name) {
       const int rc = run_command(exe + " --epochs 10 --out " + tmp("out") + " --" + name + "=", tmp("log"), tmp("err"));
@@ -116,7 +109,7 @@ BOOST_AUTO_TEST_CASE(empty_paths_are_errors) {
 // trained, and says which; an uninterrupted run's row shows epoch 1 unmarked.
 BOOST_AUTO_TEST_CASE(resumed_exercise_row_names_its_first_epoch) {
   TempDir tmp("resume_row");
-  const std::string exe = program("bahdanau_attention") + " --rnn lstm --out " + tmp("out");
+  const std::string exe = chapter_program("bahdanau_attention") + " --rnn lstm --out " + tmp("out");
   BOOST_REQUIRE_EQUAL(run_command(exe + " --epochs 2 --save " + tmp("h.params"), tmp("log1"), tmp("err1")), 0);
   BOOST_REQUIRE_EQUAL(run_command(exe + " --epochs 3 --resume " + tmp("h.params"), tmp("log2"), tmp("err2")), 0);
   const std::string log = read_file(tmp("log2"));
@@ -132,8 +125,8 @@ BOOST_AUTO_TEST_CASE(resumed_exercise_row_names_its_first_epoch) {
 // says so instead of leaving the reader to look for loss.png.
 BOOST_AUTO_TEST_CASE(short_run_says_why_there_is_no_curve) {
   TempDir tmp("no_curve");
-  const int rc = run_command(program("transformer") + " --epochs 5 --data tests/fixtures/data/fra-eng/fra.txt --out " +
-                                 tmp("out"),
+  const int rc = run_command(chapter_program("transformer") +
+                                 " --epochs 5 --data tests/fixtures/data/fra-eng/fra.txt --out " + tmp("out"),
                              tmp("log"), tmp("err"));
   BOOST_CHECK_EQUAL(rc, 0);
   BOOST_CHECK_MESSAGE(read_file(tmp("log")).find("no loss curve: " + tmp("out") + "/loss.png gets a point every 10 "
@@ -163,9 +156,10 @@ BOOST_AUTO_TEST_CASE(fifo_without_writer_and_dev_zero_are_refused) {
   BOOST_REQUIRE(::mkfifo(tmp("fifo").c_str(), 0600) == 0);
   const std::string fifo = tmp("fifo");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {program("bahdanau_attention") + " --epochs 10 --out " + tmp("o") + " --data " + fifo, "[read_data_nmt] " + fifo},
-      {program("natural_language_inference_attention") + " --data tests/fixtures/data/snli_1.0 --out " + tmp("o") +
-           " --embeddings " + fifo,
+      {chapter_program("bahdanau_attention") + " --epochs 10 --out " + tmp("o") + " --data " + fifo,
+       "[read_data_nmt] " + fifo},
+      {chapter_program("natural_language_inference_attention") + " --data tests/fixtures/data/snli_1.0 --out " +
+           tmp("o") + " --embeddings " + fifo,
        "[TokenEmbedding] " + fifo},
       {heatmap_tool() + " --out " + tmp("h.png") + " " + fifo, "[heatmap] " + fifo},
   };
@@ -198,7 +192,7 @@ BOOST_AUTO_TEST_CASE(fifo_without_writer_and_dev_zero_are_refused) {
 // 10-epoch run saves (so --resume continues it as that one), then the final model.
 BOOST_AUTO_TEST_CASE(save_every_writes_resumable_checkpoints) {
   TempDir tmp("save_every");
-  const std::string exe = program("bahdanau_attention") + " --out " + tmp("out");
+  const std::string exe = chapter_program("bahdanau_attention") + " --out " + tmp("out");
   BOOST_REQUIRE_EQUAL(
       run_command(exe + " --epochs 20 --save-every 10 --save " + tmp("all.params"), tmp("log"), tmp("err")), 0);
   const std::string log = read_file(tmp("log"));

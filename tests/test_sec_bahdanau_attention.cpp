@@ -20,17 +20,12 @@
 #include "layers/bahdanau_attention.h"
 #include "layers/seq2seq.h"
 #include "tests/gradcheck.h"
-#include "tests/test_util.h"
+#include "tests/test_prelude.h"
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/train/train_seq2seq.h"
 
 using d2l_test::fra_path;
-using d2l_test::message_has;
 using d2l_test::random_ids;
-
-namespace tt = boost::test_tools;
-using d2l::Shape;
-using d2l::Tensor;
 
 namespace {
 

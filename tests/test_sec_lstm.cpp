@@ -84,15 +84,14 @@ BOOST_AUTO_TEST_CASE(lstm_parameters_as_pytorch) {
 BOOST_AUTO_TEST_CASE(gradcheck_lstm_all_parameters_multilayer) {
   d2l::manual_seed(5);
   d2l::LSTM lstm(3, 4, 2, 0.5f);
-  lstm.eval();  // dropout off
   // All three outputs feed the loss: output (every step of the last layer), h_n and c_n.
-  BOOST_TEST(d2l::test::gradcheck(
-      [&lstm](std::vector<Tensor>& x) {
-        auto [out, state] = lstm(x[0], d2l::LSTMState{x[1], x[2]});
-        return d2l::concat({d2l::reshape(out, {-1}), d2l::reshape(state.h, {-1}), d2l::reshape(state.c, {-1})}, 0);
+  BOOST_TEST(d2l::test::gradcheck_layer(
+      lstm,
+      [&lstm](std::vector<Tensor>& x) -> std::vector<Tensor> {
+        const auto [out, state] = lstm(x[0], d2l::LSTMState{x[1], x[2]});
+        return {out, state.h, state.c};
       },
-      {d2l::normal(0, 1, {3, 2, 3}), d2l::normal(0, 1, {2, 2, 4}), d2l::normal(0, 1, {2, 2, 4})}, "LSTM",
-      lstm.parameters()));
+      {d2l::normal(0, 1, {3, 2, 3}), d2l::normal(0, 1, {2, 2, 4}), d2l::normal(0, 1, {2, 2, 4})}, "LSTM"));
   // From zeros (no state given), one step.
   BOOST_TEST(d2l::test::gradcheck(
       [&lstm](std::vector<Tensor>& x) { return lstm(x[0]).first; }, {d2l::normal(0, 1, {1, 3, 3})}, "LSTM one step",

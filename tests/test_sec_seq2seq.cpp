@@ -17,15 +17,10 @@
 #include "layers/gru.h"
 #include "layers/seq2seq.h"
 #include "tests/gradcheck.h"
-#include "tests/test_util.h"
+#include "tests/test_prelude.h"
 #include "tools/d2l/train/train_seq2seq.h"
 
-using d2l_test::message_has;
 using d2l_test::random_ids;
-
-namespace tt = boost::test_tools;
-using d2l::Shape;
-using d2l::Tensor;
 
 namespace {
 
@@ -160,14 +155,10 @@ BOOST_AUTO_TEST_CASE(gradcheck_gru_recurrence) {
 BOOST_AUTO_TEST_CASE(gradcheck_gru_all_parameters_multilayer) {
   d2l::manual_seed(5);
   d2l::GRU gru(3, 4, 2, 0.5f);
-  gru.eval();  // dropout off
   // Both outputs feed the loss: output (every step of the last layer) and state (every layer).
-  BOOST_TEST(d2l::test::gradcheck(
-      [&gru](std::vector<Tensor>& x) {
-        auto [out, state] = gru(x[0], x[1]);
-        return d2l::concat({d2l::reshape(out, {-1}), d2l::reshape(state, {-1})}, 0);
-      },
-      {d2l::normal(0, 1, {3, 2, 3}), d2l::normal(0, 1, {2, 2, 4})}, "GRU", gru.parameters()));
+  BOOST_TEST(d2l::test::gradcheck_layer(
+      gru, [&gru](std::vector<Tensor>& x) { return gru(x[0], x[1]); },
+      {d2l::normal(0, 1, {3, 2, 3}), d2l::normal(0, 1, {2, 2, 4})}, "GRU"));
 }
 
 BOOST_AUTO_TEST_CASE(gru_errors) {

@@ -29,20 +29,14 @@
 #include "layers/bahdanau_attention.h"
 #include "core/nn/basic.h"
 #include "layers/seq2seq.h"
-#include "tests/test_util.h"
+#include "tests/test_prelude.h"
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/d2l/train/train_seq2seq.h"
 #include "tools/programs/crossover/crossover.h"
 
-using d2l_test::build_dir;
 using d2l_test::kBundledFra;
-using d2l_test::message_has;
-using d2l_test::read_file;
-using d2l_test::run_command;
-using d2l_test::TempDir;
 using d2l_test::write_file;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -68,8 +62,6 @@ struct SmallSeq2Seq {
 
 const d2l::ModelSettings kModel{{"model", "small"}}, kRun{{"batch_size", "64"}};
 
-std::string program(const char* name) { return (fs::path(build_dir()) / "chapters" / name).string(); }
-
 // The "saved PATH (N bytes, checksum X)" line of a run's output, as (N, X); (0, "") if none.
 std::pair<uint64_t, std::string> saved_line(const std::string& log, const std::string& path) {
   std::smatch m;
@@ -93,18 +85,12 @@ std::string file_checksum(const std::string& path) {
 
 // Runs a program with an environment variable, stdout and stderr to files; returns its pid.
 pid_t spawn(const std::vector<std::string>& argv, const std::string& env, const fs::path& out) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  // A suite started in the background by a shell without job control inherits an ignored
-  // SIGINT, which the program rightly keeps ignoring; the test needs the default action.
-  ::signal(SIGINT, SIG_DFL);
-  ::putenv(const_cast<char*>(env.c_str()));
-  if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(out.c_str(), "a", stderr)) ::_exit(126);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  ::execv(args[0], args.data());
-  ::_exit(127);
+  return spawn_logged(argv, out.string(), [&env] {
+    // A suite started in the background by a shell without job control inherits an ignored
+    // SIGINT, which the program rightly keeps ignoring; the test needs the default action.
+    ::signal(SIGINT, SIG_DFL);
+    ::putenv(const_cast<char*>(env.c_str()));
+  });
 }
 
 }  // namespace
@@ -210,7 +196,7 @@ BOOST_AUTO_TEST_CASE(resumed_seq2seq_training_is_bit_identical) {
 // parameter file (weights, Adam, generator, curve) and the loss figure are identical.
 BOOST_AUTO_TEST_CASE(program_resume_matches_an_uninterrupted_run) {
   TempDir tmp("resume_program");
-  const std::string exe = program("bahdanau_attention");
+  const std::string exe = chapter_program("bahdanau_attention");
   auto run = [&](const std::string& args, const std::string& name) {
     const int rc = run_command(exe + " --out " + tmp(name) + " " + args, tmp(name + ".log"), tmp(name + ".err"));
     BOOST_CHECK_MESSAGE(rc == 0, name << " exited " << rc << ": " << read_file(tmp(name + ".err")));
@@ -262,7 +248,7 @@ BOOST_AUTO_TEST_CASE(program_resume_matches_for_transformer_and_nli) {
   for (const Case& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {
       TempDir tmp(std::string("resume_") + c.name);
-      const std::string exe = program(c.name);
+      const std::string exe = chapter_program(c.name);
       auto run = [&](const std::string& args, const std::string& name) {
         const int rc = run_command(exe + " --threads 1 " + c.data + " --out " + tmp(name) + " " + args, tmp(name + ".log"),
                                    tmp(name + ".err"));
@@ -296,7 +282,7 @@ BOOST_AUTO_TEST_CASE(program_resume_matches_for_transformer_and_nli) {
 // failed is listed at the end with exit status 1.
 BOOST_AUTO_TEST_CASE(program_figure_failure_keeps_the_model) {
   TempDir tmp("figure_fails");
-  const std::string exe = program("bahdanau_attention");
+  const std::string exe = chapter_program("bahdanau_attention");
   fs::create_directories(tmp("out/train_seq2seq.png"));
   fs::create_directories(tmp("out/attention.png"));
   const int rc = run_command(exe + " --epochs 10 --save " + tmp("m.params") + " --out " + tmp("out"), tmp("log"), tmp("err"));
@@ -317,7 +303,7 @@ BOOST_AUTO_TEST_CASE(program_figure_failure_keeps_the_model) {
 // Outputs that cannot be written are refused before the training starts.
 BOOST_AUTO_TEST_CASE(program_refuses_unwritable_outputs_before_training) {
   TempDir tmp("refuse_early");
-  const std::string exe = program("bahdanau_attention");
+  const std::string exe = chapter_program("bahdanau_attention");
   BOOST_REQUIRE(::mkfifo(tmp("fifo").c_str(), 0600) == 0);
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--save " + tmp("fifo"), "error: [--save] cannot write '" + tmp("fifo") + "': it is a FIFO"},
@@ -342,7 +328,7 @@ BOOST_AUTO_TEST_CASE(program_refuses_unwritable_outputs_before_training) {
 // exactly the one that one of the two runs' "saved" lines describes (size and checksum).
 BOOST_AUTO_TEST_CASE(program_concurrent_saves_describe_their_file) {
   TempDir tmp("concurrent_runs");
-  const std::string exe = program("bahdanau_attention"), shared = tmp("shared.params");
+  const std::string exe = chapter_program("bahdanau_attention"), shared = tmp("shared.params");
   for (int pair = 0; pair < 3; ++pair) {
     auto cmd = [&](int seed) {
       const std::string s = std::to_string(seed);
@@ -368,7 +354,7 @@ BOOST_AUTO_TEST_CASE(program_concurrent_saves_describe_their_file) {
 // vocabularies have the same sizes. One English word renamed everywhere keeps every count.
 BOOST_AUTO_TEST_CASE(program_refuses_a_model_for_another_corpus) {
   TempDir tmp("other_corpus");
-  const std::string exe = program("bahdanau_attention");
+  const std::string exe = chapter_program("bahdanau_attention");
   std::string text = read_file(kBundledFra);
   text = std::regex_replace(text, std::regex(R"(\bhome\b)"), "hoem");
   write_file(tmp("other.txt"), text);
@@ -388,7 +374,7 @@ BOOST_AUTO_TEST_CASE(program_refuses_a_model_for_another_corpus) {
 // through the test-only D2L_TEST_STOP_BEFORE_RENAME): the process dies of SIGINT and
 // leaves no temporary; the model saved before a figure's interruption stays.
 BOOST_AUTO_TEST_CASE(program_interrupted_during_a_save_leaves_no_temporary) {
-  const std::string exe = program("bahdanau_attention");
+  const std::string exe = chapter_program("bahdanau_attention");
   for (const std::string stop : {"m.params.tmp", "train_seq2seq.png.tmp"}) {
     BOOST_TEST_CONTEXT("stopped at " << stop) {
       TempDir tmp("interrupted_program");

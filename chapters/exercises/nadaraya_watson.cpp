@@ -43,6 +43,17 @@ using namespace d2l;
 
 namespace {
 
+// The axes of a fit beside the data: x in [0, 5], y in [-1, 5], 5 x 3.5 inches.
+PlotOptions fit_axes() {
+  PlotOptions opt;
+  opt.figsize = {5.0f, 3.5f};
+  opt.xlim = {0.0f, 5.0f};
+  opt.ylim = {-1.0f, 5.0f};
+  opt.xlabel = "x";
+  opt.ylabel = "y";
+  return opt;
+}
+
 // The book's training loop for a parametric pooling (NWKernelRegression or our own): the
 // squared loss halved, summed over the examples, SGD on the whole set once per epoch. Every
 // training input attends to all the other training points (leave-one-out keys and values),
@@ -135,12 +146,7 @@ void exercise_1(const CliArgs& args, const std::string& out) {
   // Test error: mean squared distance to the noiseless f over the 50 test inputs.
   std::printf("n_train\tnon-parametric test MSE\tparametric test MSE\tlearned w\n");
   for (const std::string& r : rows) std::printf("%s\n", r.c_str());
-  PlotOptions opt;
-  opt.xlabel = "x";
-  opt.ylabel = "y";
-  opt.xlim = {0.0f, 5.0f};
-  opt.ylim = {-1.0f, 5.0f};
-  opt.figsize = {5.0f, 3.5f};
+  PlotOptions opt = fit_axes();
   for (const Series& s : series) opt.legend.push_back(s.label);
   const std::string path = out + "/ex1_n_train.png";
   plot(series, opt, path);
@@ -223,12 +229,7 @@ void exercise_3(const CliArgs& args, const std::string& out) {
   plot(bandwidths, {loo, test}, opt, path);
   print_saved(path);
   // The chosen bandwidth's fit beside the book's h = 1.
-  PlotOptions fit;
-  fit.xlabel = "x";
-  fit.ylabel = "y";
-  fit.xlim = {0.0f, 5.0f};
-  fit.ylim = {-1.0f, 5.0f};
-  fit.figsize = {5.0f, 3.5f};
+  PlotOptions fit = fit_axes();
   const std::vector<Series> series = {
       {x_test.to_vector(), y_truth.to_vector(), "-", "Truth", {}},
       {x_test.to_vector(), pool(nonparametric_weights(x_test, d.x_train, 1.0f), d.y_train).to_vector(), "m--",

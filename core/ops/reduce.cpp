@@ -31,6 +31,22 @@ Shape reduced_shape(const Shape& s, int64_t d, bool keepdim) {
   return out;
 }
 
+// max and argmax along `dim` of x, which must not be empty: the dim split out of x's shape, y
+// in the reduced shape holding each maximum, and `where` each maximum's index along the dim.
+struct MaxAlong {
+  Split p;
+  Tensor y;
+  std::vector<int64_t> where;
+};
+MaxAlong max_along(const Tensor& x, int64_t dim, bool keepdim, const char* name) {
+  const int64_t d = normalize_dim(dim, x.shape(), name);
+  check(x.shape()[d] > 0, name, "cannot reduce an empty dim ", d, " of shape ", x.shape());
+  MaxAlong r{split_at(x.shape(), d), empty(reduced_shape(x.shape(), d, keepdim)), {}};
+  r.where.resize(static_cast<size_t>(r.y.numel()));
+  kernels::max_forward(r.y.data(), r.where.data(), x.data(), r.p.outer, r.p.n, r.p.inner);
+  return r;
+}
+
 // sum (scale 1) and mean (scale 1/n) share this: y = scale * Σ_j x[o, j, i]. Backward:
 // each x[o, j, i] contributed once (times scale) to y[o, i].
 Tensor sum_dim(const Tensor& x, int64_t dim, bool keepdim, bool average, const char* name) {
@@ -68,13 +84,8 @@ Tensor mean(const Tensor& x) {
 // the maximum passed its value on, so only it gets the gradient.
 Tensor max(const Tensor& x, int64_t dim, bool keepdim) {
   OpCall op("max", {x});
-  const int64_t d = normalize_dim(dim, x.shape(), "max");
-  check(x.shape()[d] > 0, "max", "cannot reduce an empty dim ", d, " of shape ", x.shape());
-  const Split p = split_at(x.shape(), d);
-  Tensor y = empty(reduced_shape(x.shape(), d, keepdim));
-  std::vector<int64_t> where(static_cast<size_t>(y.numel()));
-  kernels::max_forward(y.data(), where.data(), x.data(), p.outer, p.n, p.inner);
-  return op.finish(y, [p, where = std::move(where)](Node& node) {
+  MaxAlong r = max_along(x, dim, keepdim, "max");
+  return op.finish(r.y, [p = r.p, where = std::move(r.where)](Node& node) {
     if (float* dx = node.input_grad(0)) kernels::max_backward(dx, node.grad.get(), where.data(), p.outer, p.n, p.inner);
   });
 }
@@ -87,15 +98,9 @@ Tensor max(const Tensor& x) {
 
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
   OpCall op("argmax", {x});
-  const int64_t d = normalize_dim(dim, x.shape(), "argmax");
-  check(x.shape()[d] > 0, "argmax", "cannot reduce an empty dim ", d, " of shape ", x.shape());
-  const Split p = split_at(x.shape(), d);
-  Tensor y = empty(reduced_shape(x.shape(), d, keepdim));
-  std::vector<float> values(static_cast<size_t>(y.numel()));
-  std::vector<int64_t> where(static_cast<size_t>(y.numel()));
-  kernels::max_forward(values.data(), where.data(), x.data(), p.outer, p.n, p.inner);
-  for (int64_t k = 0; k < y.numel(); ++k) y.data()[k] = static_cast<float>(where[k]);
-  return op.finish(y);  // indices: no gradient flows through them
+  MaxAlong r = max_along(x, dim, keepdim, "argmax");
+  for (int64_t k = 0; k < r.y.numel(); ++k) r.y.data()[k] = static_cast<float>(r.where[k]);  // the values' place
+  return op.finish(r.y);  // indices: no gradient flows through them
 }
 
 }  // namespace d2l

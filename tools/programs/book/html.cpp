@@ -4,10 +4,21 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 
 #include "core/io/utf8.h"
 
 namespace d2l::book {
+
+std::string read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("book: cannot read " + p.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 std::string escape(const std::string& s) { return xml_escape(s, "&#39;"); }
 

@@ -2,10 +2,15 @@
 // (tools/programs/book/pages.h): escaping, anchors, a source file as numbered lines, and the line
 // ranges a banner's block and a figure's drawing cover in the source.
 #pragma once
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace d2l::book {
+
+// The file's bytes as they are; std::runtime_error "book: cannot read <path>" when it cannot
+// be opened.
+std::string read_bytes(const std::filesystem::path& p);
 
 // Text for HTML and XML (the pages are XHTML-compatible, so a strict XML parser reads them):
 // xml_escape of core/io/utf8.h, ' as &#39;. A token such as <unk> or a file with any bytes

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -15,14 +16,6 @@ namespace fs = std::filesystem;
 namespace d2l::book {
 
 namespace {
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("book: cannot read " + p.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string base64(const std::string& bytes) {
   static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -45,10 +38,26 @@ std::string note(const std::string& why) {
          "page: " + why + "</p></section>\n";  // 试一试
 }
 
+// The sections whose panel translates with their own trained model: panels/translate.html with
+// {{model}} the section's name and {{hover}} this line about its heatmaps.
+const std::map<std::string, std::string> kTranslating = {
+    {"bahdanau_attention", ""},
+    {"transformer",
+     "Heatmaps: encoder self-attention and decoder-encoder attention of each layer, per head; hover a cell for its "
+     "value."}};
+
+std::string replace_once(std::string text, const std::string& what, const std::string& with) {
+  const size_t at = text.find(what);
+  if (at == std::string::npos) throw std::runtime_error("book: a panel template lacks " + what);
+  return text.replace(at, what.size(), with);
+}
+
 }  // namespace
 
 std::string LivePanels::section(const std::string& name) {
-  const fs::path panel = fs::path(opt_.root) / "tools/browser/panels" / (name + ".html");
+  const fs::path panels = fs::path(opt_.root) / "tools/browser/panels";
+  const auto translating = kTranslating.find(name);
+  const fs::path panel = translating != kTranslating.end() ? panels / "translate.html" : panels / (name + ".html");
   if (!fs::exists(panel)) return "";
   if (opt_.engine.empty() || !fs::exists(opt_.engine))
     return note("it runs the engine compiled for the browser, " +
@@ -56,7 +65,10 @@ std::string LivePanels::section(const std::string& name) {
                                      : escape(opt_.engine) + ", which is missing") +
                 ": <code>make book</code> builds it when emscripten is installed (<code>bash "
                 "tools/scripts/install_deps.sh --browser</code>).");
-  const std::string html = read_bytes(panel);
+  const std::string html = translating == kTranslating.end()
+                               ? read_bytes(panel)
+                               : replace_once(replace_once(read_bytes(panel), "{{model}}", name), "{{hover}}",
+                                              translating->second);
   std::string scripts;
   // A panel that runs a trained model names it: data-model="<chapter>", whose run saved it.
   const std::string key = "data-model=\"";

@@ -1,6 +1,7 @@
 // tools/programs/book/live_panels.h — the live panels on the section pages: for a section with
-// a panel (tools/browser/panels/<name>.html), the HTML that follows its output, and the files
-// the panels load beside the pages: the engine compiled for the browser (d2l_engine.js,
+// a panel (tools/browser/panels/<name>.html, or translate.html for the sections that translate
+// with their own model), the HTML that follows its output, and the files the panels load
+// beside the pages: the engine compiled for the browser (d2l_engine.js,
 // `make browser`), tools/browser/panels.js and panels.css, and the weights the run saved
 // (<runs>/<model>.safetensors) as d2l_weights_<model>.js, a script (pages opened from file://
 // may load scripts but not read files). Without the engine or the weights the section gets a

@@ -24,14 +24,6 @@ namespace d2l::book {
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("book: cannot read " + p.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::string cur;
@@ -137,7 +129,7 @@ std::vector<Event> read_trace(const fs::path& p) {
   std::vector<Event> events;
   if (!fs::exists(p)) return events;
   int n = 0;
-  for (const std::string& l : split_lines(read_text(p))) {
+  for (const std::string& l : split_lines(read_bytes(p))) {
     ++n;
     std::vector<std::string> f;
     size_t start = 0;
@@ -157,7 +149,7 @@ std::vector<Event> read_trace(const fs::path& p) {
 
 // The lines as printed: a progress line rewritten with '\r' shows its last state.
 std::vector<std::string> read_log(const fs::path& p) {
-  std::vector<std::string> lines = split_lines(read_text(p));
+  std::vector<std::string> lines = split_lines(read_bytes(p));
   for (std::string& l : lines) {
     const size_t cr = l.find_last_of('\r', l.size() > 0 ? l.size() - 1 : 0);
     if (cr != std::string::npos) l = cr + 1 == l.size() ? l.substr(0, cr) : l.substr(cr + 1);
@@ -272,7 +264,7 @@ class Writer {
 
   const std::vector<std::string>& source(const std::string& path) {
     auto it = files_.find(path);
-    if (it == files_.end()) it = files_.emplace(path, split_lines(read_text(root_ / path))).first;
+    if (it == files_.end()) it = files_.emplace(path, split_lines(read_bytes(root_ / path))).first;
     return it->second;
   }
 
@@ -333,7 +325,7 @@ class Writer {
                                " (<name>.log); `make book` runs them");
     const fs::path settings = runs / "settings.txt";
     if (fs::exists(settings))
-      for (const std::string& l : split_lines(read_text(settings))) {
+      for (const std::string& l : split_lines(read_bytes(settings))) {
         const size_t colon = l.find(": ");
         if (colon != std::string::npos) settings_.push_back({l.substr(0, colon), l.substr(colon + 2)});
       }
@@ -342,7 +334,7 @@ class Writer {
   // " --quick" when the runs were made with ARGS=--quick (settings.txt), else "".
   static std::string program_arguments_of(const fs::path& runs) {
     if (!fs::exists(runs / "settings.txt")) return "";
-    for (const std::string& l : split_lines(read_text(runs / "settings.txt")))
+    for (const std::string& l : split_lines(read_bytes(runs / "settings.txt")))
       if (l.rfind("arguments: ", 0) == 0 && l.rfind("arguments: none", 0) != 0 && l.size() > 11)
         return " " + l.substr(11);
     return "";
@@ -394,7 +386,7 @@ class Writer {
     // Inline SVG (its cells' tooltips work) while the page stays small enough for a phone;
     // a big SVG (a heatmap of thousands of cells) or one past the page's budget is shown as
     // its PNG, the SVG beside it as a file.
-    const std::string svg_text = fs::exists(svg) ? read_text(svg) : "";
+    const std::string svg_text = fs::exists(svg) ? read_bytes(svg) : "";
     const bool inline_it = !svg_text.empty() && (!fs::exists(png) || (svg_text.size() <= kMaxInlineSvg &&
                                                                        inlined_ + svg_text.size() <= kPageSvgBudget));
     const std::string svg_rel = fs::path(rel).replace_extension(".svg").string();
@@ -406,7 +398,7 @@ class Writer {
       html += "<img src=\"" + escape(rel) + "\" alt=\"" + escape(base) + "\"/>\n";
       if (!svg_text.empty()) write_file_atomically((out_ / svg_rel).string(), svg_text, "book");
     }
-    if (fs::exists(png)) write_file_atomically((out_ / rel).string(), read_text(png), "book");
+    if (fs::exists(png)) write_file_atomically((out_ / rel).string(), read_bytes(png), "book");
     html += "<figcaption>" + escape(f.path);
     if (fs::exists(png) && inline_it) html += " \xC2\xB7 <a href=\"" + escape(rel) + "\">PNG</a>";
     if (!inline_it && !svg_text.empty())
