@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(transformer_learned_positional_encoding) {
   const std::string text = run_exercise(
       "transformer", "--quick --pe learned",
       {"loss.png", "encoder_self_attention.png", "decoder_self_attention.png", "decoder_encoder_attention.png",
-       "positional_encoding.png"});
+       "positional_encoding.png", "positional_encoding_change.png"});
   BOOST_CHECK(text.find("learned P: encoder torch.Size([1, 1000, 32]), decoder torch.Size([1, 1000, 32])") !=
               std::string::npos);
   for (const char* part : {"encoder: rows 0..9 moved by ", "decoder: rows 0..9 moved by "}) {

@@ -33,7 +33,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'bench'))
 import torch_common as d2l  # noqa: E402  (before torch: thread settings)
 import torch  # noqa: E402
-from bahdanau_torch import Seq2SeqAttentionDecoder  # noqa: E402
+Seq2SeqAttentionDecoder = d2l.Seq2SeqAttentionDecoder
 
 
 def fingerprint(vocab):
