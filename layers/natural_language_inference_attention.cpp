@@ -113,11 +113,15 @@ DecomposableAttention::DecomposableAttention(int64_t vocab_size, int64_t embed_s
         "), got ", num_inputs_attend, ", ", num_inputs_compare, ", ", num_inputs_agg);
 }
 
-Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypotheses) {
+void DecomposableAttention::check_inputs(const Tensor& premises, const Tensor& hypotheses) {
   check(premises.defined() && hypotheses.defined() && premises.ndim() == 2 && hypotheses.ndim() == 2 &&
             premises.size(0) == hypotheses.size(0),
         "DecomposableAttention", "expected premises (batch_size, m) and hypotheses (batch_size, n), got ",
         printable_shape(premises), " and ", printable_shape(hypotheses));
+}
+
+Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypotheses) {
+  check_inputs(premises, hypotheses);
   // A: (batch_size, m, embed_size); B: (batch_size, n, embed_size)
   const Tensor A = embedding(premises), B = embedding(hypotheses);
   const Attend::Output ba = attend(A, B);

@@ -105,6 +105,8 @@ class DecomposableAttention : public Layer<DecomposableAttention> {
   DecomposableAttention(int64_t vocab_size, int64_t embed_size, int64_t num_hiddens, int64_t num_inputs_attend = 100,
                         int64_t num_inputs_compare = 200, int64_t num_inputs_agg = 400, int64_t num_outputs = 3);
   virtual Tensor forward(const Tensor& premises, const Tensor& hypotheses);  // a variant may mask the pads
+  // premises (batch_size, m) and hypotheses (batch_size, n) of ids, or an error naming both.
+  static void check_inputs(const Tensor& premises, const Tensor& hypotheses);
 
   Embedding& embedding;
   Attend& attend;

@@ -27,10 +27,7 @@ PadMaskedDecomposableAttention::PadMaskedDecomposableAttention(int64_t vocab_siz
 }
 
 Tensor PadMaskedDecomposableAttention::forward(const Tensor& premises, const Tensor& hypotheses) {
-  check(premises.defined() && hypotheses.defined() && premises.ndim() == 2 && hypotheses.ndim() == 2 &&
-            premises.size(0) == hypotheses.size(0),
-        "DecomposableAttention", "expected premises (batch_size, m) and hypotheses (batch_size, n), got ",
-        printable_shape(premises), " and ", printable_shape(hypotheses));
+  check_inputs(premises, hypotheses);
   const Tensor A = embedding(premises), B = embedding(hypotheses);
   const Tensor len_A = valid_lengths(premises, pad_idx), len_B = valid_lengths(hypotheses, pad_idx);
   const Attend::Output ba = attend(A, B, len_A, len_B);
