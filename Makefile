@@ -234,11 +234,11 @@ D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace xargs -0 -a $(BOOK_RUN)/args $(BUILD)/chap
     "OMP_WAIT_POLICY: $${OMP_WAIT_POLICY:-unset}" "run finished: $$(date -u '+%Y-%m-%d %H:%M UTC')" \
     >$(BOOK_RUN)/settings.txt
 endef
-seconds_since = $$(( ($$(date +%s%N) - $(1)) / 1000000 )) ms
+ms_since = $$(( ($$(date +%s%N) - $(1)) / 1000000 )) ms
 run: $(CHAPTERS) $(BOOK_RUN)/args
 	@all=$$(date +%s%N); $(foreach c,$(CHAPTER_NAMES),echo "== $(BUILD)/chapters/$(c)$(if $(RUN_ARGS_$(c)), $(RUN_ARGS_$(c)))"; \
-	  t=$$(date +%s%N); ($(call book_run_one,$(c))) || exit 1; echo "[make] $(c): $(call seconds_since,$$t)";) \
-	  echo "[make] run: $(call seconds_since,$$all) for $(words $(CHAPTER_NAMES)) programs$(if $(ARGS), with $$(tr '\0' ' ' <$(BOOK_RUN)/args))"
+	  t=$$(date +%s%N); ($(call book_run_one,$(c))) || exit 1; echo "[make] $(c): $(call ms_since,$$t)";) \
+	  echo "[make] run: $(call ms_since,$$all) for $(words $(CHAPTER_NAMES)) programs$(if $(ARGS), with $$(tr '\0' ' ' <$(BOOK_RUN)/args))"
 
 # Each exercise of the pages' catalog (tools/programs/book/catalog.cpp; build/tools/book
 # --list-runs) as its own run: output and trace in $(EX_RUN)/<id>.log/.trace (id "10.7-4"),
@@ -253,8 +253,8 @@ $(BUILD)/tools/book --list-runs >$(EX_RUN)/list.tsv && while IFS=$$'\t' read -r 
   echo "== $$id: $(BUILD)/chapters/$$prog $$args $$(tr '\0' ' ' <$(BOOK_RUN)/args)"; t=$$(date +%s%N); rm -f $(EX_RUN)/$$id.trace $(EX_RUN)/$$id.log; \
   D2L_BOOK_TRACE=$(EX_RUN)/$$id.trace xargs -0 -a $(BOOK_RUN)/args $(BUILD)/chapters/$$prog $$args --out out/exercises/$$id </dev/null \
     | tee $(EX_RUN)/$$id.log.part && mv $(EX_RUN)/$$id.log.part $(EX_RUN)/$$id.log || exit 1; \
-  echo "[make] $$id: $(call seconds_since,$$t)"; \
-done <$(EX_RUN)/list.tsv; echo "[make] exercises: $(call seconds_since,$$all)"
+  echo "[make] $$id: $(call ms_since,$$t)"; \
+done <$(EX_RUN)/list.tsv; echo "[make] exercises: $(call ms_since,$$all)"
 endef
 exercises: $(CHAPTERS) $(BUILD)/tools/book $(BOOK_RUN)/args
 	@$(call run_exercises,)
@@ -267,7 +267,7 @@ book: $(SECTION_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book $(CHAPTERS) brows
 	@$(call run_exercises,stale-only)
 	@start=$$(date +%s%N); $(BUILD)/tools/book --runs $(BOOK_RUN) --out $(BOOK_OUT) \
 	    $(if $(HAVE_EMXX),--engine $(BROWSER_JS)) && \
-	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $(call seconds_since,$$start))"
+	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $(call ms_since,$$start))"
 $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 	@echo "== $<"; $(call book_run_one,$*)
 # ARGS reach the programs as words, split as a shell splits them (quotes and backslashes
