@@ -13,8 +13,9 @@
 // OpenBLAS's rate: batch_size / openblas_ms. Batched products (bmm) are one OpenBLAS call per
 // matrix, the matrices shared among the threads with OpenBLAS on one thread each (how our
 // gemm_batched runs them); single products call OpenBLAS with all threads.
-// Usage: gemm_shapes [--model nli|seq2seq|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]
-// (--cpu-time: one thread, timed by its CPU time; for a machine that other jobs keep busy)
+// Usage: gemm_shapes [--model nli|seq2seq|seed|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]
+// (--model seed: 10.4's encoder-decoder at build/bench/seq2seq's sizes, product by product;
+// --cpu-time: one thread, timed by its CPU time; for a machine that other jobs keep busy)
 // With --model nli (or all) the NLI model itself is timed too, in the same process: training
 // steps of DecomposableAttention (batch 256, 50 + 50 tokens, the shared SNLI set's vocabulary
 // of 2763 words, the book's sizes; forward, the summed cross-entropy, backward, Adam) as
@@ -107,6 +108,22 @@ std::vector<Product> seq2seq_products() {
   add_linear(v, "dense(640x32->201)", 640, 32, 201, 1);
   add_bmm(v, "heads.QK(256x10x10x8)", 256, 10, 10, 8, true, 1);
   add_bmm(v, "heads.AV(256x10x8x10)", 256, 10, 8, 10, false, 1);
+  return v;
+}
+
+// 10.4's encoder-decoder at the sizes of build/bench/seq2seq (vocab 5000, embed 256, hidden 512,
+// two GRU layers, batch 32 x 20 steps): the products of one forward + backward, as the layers
+// run them (the decoder's attention and GRU one step at a time, its dense after the loop).
+std::vector<Product> seed_products() {
+  std::vector<Product> v;
+  add_linear(v, "enc.gru0.ih(640x256->1536)", 640, 256, 1536, 1, false);
+  add_linear(v, "enc.gru1.ih(640x512->1536)", 640, 512, 1536, 1);
+  add_linear(v, "gru.hh(32x512->1536)", 32, 512, 1536, 4 * 20);
+  add_linear(v, "attn.W_k(640x512->512)", 640, 512, 512, 20);
+  add_linear(v, "attn.W_q(32x512->512)", 32, 512, 512, 20);
+  add_linear(v, "dec.gru0.ih(32x768->1536)", 32, 768, 1536, 20);
+  add_linear(v, "dec.gru1.ih(32x512->1536)", 32, 512, 1536, 20);
+  add_linear(v, "dense(640x512->5000)", 640, 512, 5000, 1);
   return v;
 }
 
@@ -328,7 +345,7 @@ int main(int argc, char** argv) {
     else {
       const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
       std::fprintf(help ? stdout : stderr,
-                   "usage: %s [--model nli|seq2seq|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]\n", argv[0]);
+                   "usage: %s [--model nli|seq2seq|seed|mha|all] [--threads T] [--rounds R] [--quick] [--cpu-time]\n", argv[0]);
       return help ? 0 : 2;
     }
   }
@@ -340,12 +357,14 @@ int main(int argc, char** argv) {
     const std::vector<Product> products = openblas_side == "nli" ? nli_products(&examples)
                                           : openblas_side == "seq2seq" ? seq2seq_products()
                                           : openblas_side == "mha" ? mha_products()
+                                          : openblas_side == "seed" ? seed_products()
                                           : openblas_side == "square1024" ? square1024_products() : square_products();
     for (const Product& p : products) std::printf("%.9e\n", time_calls(p, std::max(threads, 1), budget, true));
     return 0;
   }
-  if (model != "nli" && model != "seq2seq" && model != "mha" && model != "all" && model != "square") {
-    std::fprintf(stderr, "error: unknown --model '%s' (nli, seq2seq, mha, all or square)\n", model.c_str());
+  if (model != "nli" && model != "seq2seq" && model != "mha" && model != "all" && model != "square" &&
+      model != "seed") {
+    std::fprintf(stderr, "error: unknown --model '%s' (nli, seq2seq, seed, mha, all or square)\n", model.c_str());
     return 2;
   }
   if (g_cpu_time) threads = 1;  // a thread's CPU time says nothing about the others
@@ -354,6 +373,7 @@ int main(int argc, char** argv) {
     if (model == "nli" || model == "all") run_nli_against_limit(t, budget, rounds, steps);
     if (model == "seq2seq" || model == "all") run_model("seq2seq", seq2seq_products(), 0, t, budget);
     if (model == "mha" || model == "all") run_model("mha", mha_products(), 0, t, budget);
+    if (model == "seed") run_model("seed", seed_products(), 0, t, budget);
     if (model == "square")
       run_model("square", square_products(), 0, t, budget);
   }
