@@ -7,7 +7,8 @@
 // four translations with BLEU and the attention-weight shapes, and writes
 //   out/transformer/loss.png                 the training curve
 //   out/transformer/encoder_self_attention.png, decoder_self_attention.png,
-//   out/transformer/decoder_encoder_attention.png   2×4 grids, one heatmap per layer and head
+//   out/transformer/decoder_encoder_attention.png   2×4 grids, one heatmap per layer and head,
+//                                                   each row labelled with its layer
 // Data: --data, else data/fra-eng/fra.txt (make data), else chapters/data/fra-eng-small.txt.
 // --save FILE / --load FILE / --resume FILE as in 10.4 (tools/d2l/cli/training_options.h): the
 // file records the model's settings and vocabularies, Adam's state and the generator; a
@@ -184,6 +185,9 @@ int main(int argc, char** argv) {
     opt.xlabel = "Key positions";
     opt.ylabel = "Query positions";
     opt.titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
+    // Each row is one layer, as the book's text says; labelled so that the rows of a deeper
+    // model (--num-layers 4) can be told apart.
+    for (int64_t l = 1; l <= num_layers; ++l) opt.row_labels.push_back("Layer " + std::to_string(l));
     opt.figsize = {7.0f, 3.5f};
     // The SVG's cell tooltips name the tokens: the source's, then the ones the decoder read
     // (<bos> first) and predicted.

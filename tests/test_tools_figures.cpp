@@ -287,6 +287,40 @@ BOOST_AUTO_TEST_CASE(heatmap_many_panels_stay_readable) {
   BOOST_TEST(std::fabs(D.ylabels[0].cy() - 0.5f * (D.axes[0].y0 + D.axes[7].y1)) < 1.0f);
 }
 
+// Rows of layers (10.7's figures at --num-layers 4): one label per row, left of that row's y
+// label and apart from it, centred on the row, inside the canvas, apart from the next row's;
+// "Layer 2" leads the tooltip. A count other than the rows is refused, naming the shape.
+BOOST_AUTO_TEST_CASE(heatmap_row_labels_name_the_layers) {
+  HeatmapOptions opt;
+  opt.xlabel = "Key positions";
+  opt.ylabel = "Query positions";
+  opt.figsize = {7.0f, 3.5f};
+  opt.titles = {"Head 1", "Head 2", "Head 3", "Head 4"};
+  opt.row_labels = {"Layer 1", "Layer 2", "Layer 3", "Layer 4"};
+  const HeatmapGrid g{4, 4, 10, 10, std::vector<float>(4 * 4 * 100, 0.25f)};
+  const HeatmapLayout L = heatmap_layout(g, opt);
+  BOOST_REQUIRE_EQUAL(L.row_labels.size(), 4u);
+  BOOST_REQUIRE_EQUAL(L.ylabels.size(), 4u);
+  for (size_t r = 0; r < 4; ++r) {
+    const Box& label = L.row_labels[r];
+    const Box& axes = L.axes[r * 4];
+    BOOST_TEST(label.x0 >= 0.0f, r);
+    BOOST_TEST(label.x1 + 4.0f * 200 / 72 <= L.ylabels[r].x0, r);  // at least labelpad (4 pt) apart
+    BOOST_TEST(std::fabs(label.cy() - axes.cy()) < 1.0f, r);
+    BOOST_TEST(label.height() > label.width(), r);  // turned 90°
+    if (r + 1 < 4) BOOST_TEST(label.y1 <= L.row_labels[r + 1].y0, r);
+  }
+  BOOST_TEST(L.row_label_font > 0.0f);
+  show_heatmaps(g, opt, scratch()("layers.png"));
+  BOOST_TEST(load(scratch()("layers.png")).width == L.width);
+  BOOST_CHECK_EQUAL(heatmap_cell_tip(opt, 1, 0, 2, 3, 0.25f), "Layer 2, Head 1: Query positions 2, Key positions 3: 0.2500");
+  opt.titles.clear();
+  BOOST_CHECK_EQUAL(heatmap_cell_tip(opt, 3, 0, 0, 0, 1.0f), "Layer 4: Query positions 0, Key positions 0: 1.0000");
+  opt.row_labels.pop_back();
+  BOOST_CHECK_EXCEPTION(heatmap_layout(g, opt), std::invalid_argument,
+                        message_has({"[show_heatmaps]", "3 row labels for 4 rows", "(4, 4, 10, 10)"}));
+}
+
 BOOST_AUTO_TEST_CASE(blues_nan_and_constant_matrices) {
   HeatmapGrid g{1, 1, 2, 2, {0.0f, NAN, 2.0f, 4.0f}};
   HeatmapOptions opt = book_options();

@@ -214,9 +214,9 @@ BOOST_AUTO_TEST_CASE(heatmap_cells_carry_a_tooltip) {
   BOOST_CHECK_EQUAL(tips[11], "Head 2: Queries 1 'l'ai', Keys 2 '\"q\"': 0.7000");
   // Without names the tick words name them, without those the index alone.
   HeatmapOptions plain;
-  BOOST_CHECK_EQUAL(heatmap_cell_tip(plain, 0, 2, 1, 0.5f), "row 2, column 1: 0.5000");
+  BOOST_CHECK_EQUAL(heatmap_cell_tip(plain, 0, 0, 2, 1, 0.5f), "row 2, column 1: 0.5000");
   plain.xticklabels = {"a", "man"};
-  BOOST_CHECK_EQUAL(heatmap_cell_tip(plain, 0, 0, 1, 1.0f), "row 0, column 1 'man': 1.0000");
+  BOOST_CHECK_EQUAL(heatmap_cell_tip(plain, 0, 0, 0, 1, 1.0f), "row 0, column 1 'man': 1.0000");
 }
 
 BOOST_AUTO_TEST_CASE(large_matrices_are_one_embedded_image) {

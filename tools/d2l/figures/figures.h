@@ -62,6 +62,10 @@ struct HeatmapGrid {
 struct HeatmapOptions {
   std::string xlabel, ylabel;                  // the book: 'Keys', 'Queries'
   std::vector<std::string> titles;             // one per column ('Head 1', ...), or none
+  // One per row of matrices, or none: what tells the rows apart when each is another layer
+  // ('Layer 1', ...; the book's figures leave it to the text). Drawn turned 90° left of the
+  // row, beyond its y label, and put before the title in the cells' tooltips.
+  std::vector<std::string> row_labels;
   std::pair<float, float> figsize{2.5f, 2.5f};  // inches (width, height), the book's default
   std::string cmap = "Reds";                   // or "Blues" (positional encoding)
   int dpi = 200;
@@ -91,6 +95,8 @@ struct HeatmapLayout {
                                   // under the whole grid when the label is wider than a panel
   std::vector<Box> ylabels;       // left of each first-column axes, or one for the grid likewise
   std::vector<Box> titles;        // over every axes (the book sets one per subplot)
+  std::vector<Box> row_labels;    // left of each row's y label (none without row_labels)
+  float row_label_font = 0;       // pixels: the label size, smaller for labels taller than a row
   std::vector<std::string> title_text;  // as drawn: "Head 3" shortened to "H3" when too wide
   float title_font = 0;           // pixels: the style's title size, smaller for titles too wide
   int64_t nonfinite = 0;          // NaN/inf values, drawn in kNonFiniteColor
@@ -175,9 +181,10 @@ void plot(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys
 std::vector<Series> make_series(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys,
                                 const PlotOptions& opt);
 
-// The tooltip of cell (i, j) of subplot column `col` in an SVG heatmap: subplot title, query
-// (row) label, key (column) label and the weight with 4 decimals.
-std::string heatmap_cell_tip(const HeatmapOptions& opt, int64_t col, int64_t i, int64_t j, float value);
+// The tooltip of cell (i, j) of the subplot at grid row `row`, column `col` in an SVG heatmap:
+// row label and subplot title, query (row) label, key (column) label and the weight with 4
+// decimals ("Layer 2, Head 1: Queries 0 'je', Keys 1 'go': 0.2500").
+std::string heatmap_cell_tip(const HeatmapOptions& opt, int64_t row, int64_t col, int64_t i, int64_t j, float value);
 
 // --- a program's figures ------------------------------------------------------------------
 // write_figure(path, draw) runs draw, which writes the PNG at path, and prints "saved PATH".

@@ -32,6 +32,8 @@ void check_grid(const HeatmapGrid& g, const HeatmapOptions& opt) {
         shape, " needs ", g.rows * g.cols * g.height * g.width, " values, got ", g.values.size());
   check(opt.titles.empty() || static_cast<int64_t>(opt.titles.size()) == g.cols, "show_heatmaps", "got ",
         opt.titles.size(), " titles for ", g.cols, " columns of ", shape, " (one per column, or none)");
+  check(opt.row_labels.empty() || static_cast<int64_t>(opt.row_labels.size()) == g.rows, "show_heatmaps", "got ",
+        opt.row_labels.size(), " row labels for ", g.rows, " rows of ", shape, " (one per row, or none)");
   check(opt.xticklabels.empty() || static_cast<int64_t>(opt.xticklabels.size()) == g.width, "show_heatmaps", "got ",
         opt.xticklabels.size(), " x tick labels for matrices ", shape, " (one per column of a matrix)");
   check(opt.yticklabels.empty() || static_cast<int64_t>(opt.yticklabels.size()) == g.height, "show_heatmaps",
@@ -100,7 +102,13 @@ HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
   const float xlabel_h = opt.xlabel.empty() ? 0 : st.label_pad + measure_text(opt.xlabel, st.font).height();
   const float ylabel_w = opt.ylabel.empty() ? 0 : st.label_pad + measure_text(opt.ylabel, st.font).height();
   const float title_h = opt.titles.empty() ? 0 : st.title_pad + measure_text("0", st.title_font).height();
-  const float left = st.border + ylabel_w + ytick_w + st.tick_pad + st.tick_len;
+  // Row labels, turned 90° (a label's height is its width on the page), stand twice labelpad
+  // off the y label, so the two do not read as one label of two lines.
+  const float row_label_pad = 2 * st.label_pad;
+  float row_label_w = 0;
+  for (const std::string& t : opt.row_labels)
+    row_label_w = std::max(row_label_w, row_label_pad + measure_text(t, st.font).height());
+  const float left = st.border + row_label_w + ylabel_w + ytick_w + st.tick_pad + st.tick_len;
   const float top = st.border + std::max(title_h, 0.5f * text_h);
   const float bottom = st.tick_len + st.tick_pad + xtick_h + xlabel_h + st.border;
   const float cbar_gap = 6 * st.pt;
@@ -192,6 +200,16 @@ HeatmapLayout heatmap_layout(const HeatmapGrid& g, const HeatmapOptions& opt) {
       L.titles.push_back(text_box(L.title_text[k % g.cols], L.title_font, a.cx(), a.y0 - st.title_pad,
                                   HAlign::kCenter, VAlign::kBottom));
   }
+  // Row labels longer than a row and its gap: a smaller font, down to 60%, as for titles.
+  L.row_label_font = st.font;
+  const float row_span = g.height * s + 0.9f * hgap;
+  const float longest_row_label = widest(opt.row_labels, st.font);
+  if (longest_row_label > row_span) L.row_label_font = st.font * std::max(0.6f, row_span / longest_row_label);
+  for (size_t r = 0; r < opt.row_labels.size(); ++r) {
+    const Box& a = L.axes[r * static_cast<size_t>(g.cols)];
+    const float x1 = ylabel_x(a) - ylabel_w - (row_label_pad - st.label_pad);  // row_label_pad off the y label
+    L.row_labels.push_back(text_box(opt.row_labels[r], L.row_label_font, x1, a.cy(), HAlign::kRight, VAlign::kCenter, true));
+  }
   // An axis label per column (row) when it fits beside the next one's, else one label
   // centred on the whole grid, as matplotlib's fig.supxlabel / supylabel would.
   const Box& first = L.axes[0];
@@ -232,14 +250,16 @@ HeatmapGrid heatmap_grid(const std::vector<int64_t>& shape, std::vector<float> v
   return {s4[0], s4[1], s4[2], s4[3], std::move(values)};
 }
 
-std::string heatmap_cell_tip(const HeatmapOptions& opt, int64_t col, int64_t i, int64_t j, float value) {
+std::string heatmap_cell_tip(const HeatmapOptions& opt, int64_t row, int64_t col, int64_t i, int64_t j, float value) {
   auto name = [](const std::vector<std::string>& names, const std::vector<std::string>& ticks, int64_t k) {
     const std::vector<std::string>& n = names.empty() ? ticks : names;
     return static_cast<size_t>(k) < n.size() ? " '" + n[static_cast<size_t>(k)] + "'" : std::string();
   };
   char v[32];
   std::snprintf(v, sizeof v, "%.4f", static_cast<double>(value));
-  std::string tip = static_cast<size_t>(col) < opt.titles.size() ? opt.titles[static_cast<size_t>(col)] + ": " : "";
+  const bool has_row = static_cast<size_t>(row) < opt.row_labels.size(), has_col = static_cast<size_t>(col) < opt.titles.size();
+  std::string tip = has_row ? opt.row_labels[static_cast<size_t>(row)] + (has_col ? ", " : ": ") : "";
+  if (has_col) tip += opt.titles[static_cast<size_t>(col)] + ": ";
   tip += (opt.ylabel.empty() ? std::string("row") : opt.ylabel) + " " + std::to_string(i) +
          name(opt.ynames, opt.yticklabels, i) + ", ";
   tip += (opt.xlabel.empty() ? std::string("column") : opt.xlabel) + " " + std::to_string(j) +
@@ -263,7 +283,7 @@ void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::s
     for (int64_t col = 0; col < g.cols; ++col)
       c.cells(L.axes[r * g.cols + col], g.height, g.width,
               [&](int64_t i, int64_t j) { return color_of(g.at(r, col, i, j)); },
-              [&](int64_t i, int64_t j) { return heatmap_cell_tip(opt, col, i, j, g.at(r, col, i, j)); });
+              [&](int64_t i, int64_t j) { return heatmap_cell_tip(opt, r, col, i, j, g.at(r, col, i, j)); });
 
   // Spines, ticks on every subplot, tick labels on the outer ones (sharex / sharey).
   const bool xwords = !opt.xticklabels.empty(), ywords = !opt.yticklabels.empty();
@@ -294,6 +314,9 @@ void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::s
     c.text(opt.xlabel, st.font, L.xlabels[k].cx(), L.xlabels[k].y0, HAlign::kCenter, VAlign::kTop);
   for (size_t k = 0; k < L.ylabels.size() && !opt.ylabel.empty(); ++k)
     c.text(opt.ylabel, st.font, L.ylabels[k].x1, L.ylabels[k].cy(), HAlign::kRight, VAlign::kCenter, kBlack, true);
+  for (size_t k = 0; k < L.row_labels.size(); ++k)
+    c.text(opt.row_labels[k], L.row_label_font, L.row_labels[k].x1, L.row_labels[k].cy(), HAlign::kRight,
+           VAlign::kCenter, kBlack, true);
 
   // The colorbar: vmin at the bottom, one cell per pixel row (the colour at its centre),
   // ticks and numbers on its right.
