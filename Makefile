@@ -206,13 +206,18 @@ $(BUILD)/bench/%: $(OBJ)/tools/bench/%.o $(LIB)
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "# $$b"; $$b || exit 1; done
 
-# Every chapter program in turn (ARGS go to each, e.g. ARGS=--quick): the eight sections at
-# their defaults, the three 10.7 exercise programs in a short form that shows their point
-# (RUN_ARGS_<name>; `make exercises` runs them in full), each one's seconds after it. Each
-# one's output is also kept for the companion pages (`make book`): $(BOOK_RUN)/<name>.log
+# Every chapter program (ARGS go to each, e.g. ARGS=--quick): the eight sections at their
+# defaults, the three 10.7 exercise programs in a short form that shows their point
+# (RUN_ARGS_<name>; `make exercises` runs them in full), each one's milliseconds after it.
+# Each one's output is also kept for the companion pages (`make book`): $(BOOK_RUN)/<name>.log
 # (renamed into place when the program succeeds), the source lines of its banners and
 # figures in <name>.trace (D2L_BOOK_TRACE, tools/d2l/cli/source_trace.h), and every PNG
 # figure gets an SVG beside it.
+# First, one at a time with the machine to themselves, the programs of RUN_ALONE: the NLI
+# model keeps both cores busy, and attention_cost measures time. Then the others, RUN_JOBS at
+# a time (default: one per core), longest first: they run on one thread (small matrices,
+# tools/d2l/cli/cli_args.h) or for a fraction of a second, so on 2 cores two of them take the
+# time of one; each one's output is printed whole when it ends. RUN_JOBS=1 runs them in turn.
 BOOK_RUN := $(BUILD)/book-run
 BOOK_OUT ?= out/book
 EXERCISE_PROGRAMS := attention_cost transformer_lm vision_transformer
@@ -220,6 +225,13 @@ SECTION_NAMES := $(filter-out $(EXERCISE_PROGRAMS),$(CHAPTER_NAMES))
 # attention_cost up to n = 1024, the attention layer alone: the n² memory of the plain layer
 # against the memory-efficient one's n, in seconds instead of a minute and 1.8 GB.
 RUN_ARGS_attention_cost := --sizes 128,256,512,1024 --layer attention
+# vision_transformer's first 3 of its 10 epochs (the same lines as the full run's first three):
+# test accuracy already far above chance, and the class token's attention drawn.
+RUN_ARGS_vision_transformer := --epochs 3
+# transformer_lm's two models at 30 of their 60 epochs, and cached decoding timed over 200
+# tokens instead of 400: the model without the causal mask still has the lower training loss
+# and the far higher next-token perplexity, and fails to generate.
+RUN_ARGS_transformer_lm := --epochs 30 --gen-length 200
 # The programs whose trained models the live panels run (tools/browser/) also save them:
 # --save $(BOOK_RUN)/<name>.safetensors (one more "saved ..." line in their output).
 BOOK_SAVE := bahdanau_attention transformer natural_language_inference_attention
@@ -232,12 +244,29 @@ D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace xargs -0 -a $(BOOK_RUN)/args $(BUILD)/chap
   printf '%s\n' 'tier: $(TIER)' "arguments: $${a:-none: every program at its defaults}" "cores: $$(nproc)" \
     "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
     "OMP_WAIT_POLICY: $${OMP_WAIT_POLICY:-unset}" "run finished: $$(date -u '+%Y-%m-%d %H:%M UTC')" \
-    >$(BOOK_RUN)/settings.txt
+    >$(BOOK_RUN)/settings.txt.$$BASHPID && mv $(BOOK_RUN)/settings.txt.$$BASHPID $(BOOK_RUN)/settings.txt
 endef
+RUN_ALONE := attention_cost natural_language_inference_attention
+RUN_POOLED := transformer bahdanau_attention vision_transformer transformer_lm
+RUN_POOLED += $(filter-out $(RUN_ALONE) $(RUN_POOLED),$(CHAPTER_NAMES))
+RUN_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 ms_since = $$(( ($$(date +%s%N) - $(1)) / 1000000 )) ms
+# A pooled program's output, standard error included, waits in $(BOOK_RUN)/<name>.out; `reap`
+# prints the next one to end (polled: bash's `wait -n` misses a job that ended before it was
+# called) and notes a failure; make fails once the pool has drained.
 run: $(CHAPTERS) $(BOOK_RUN)/args
-	@all=$$(date +%s%N); $(foreach c,$(CHAPTER_NAMES),echo "== $(BUILD)/chapters/$(c)$(if $(RUN_ARGS_$(c)), $(RUN_ARGS_$(c)))"; \
+	@all=$$(date +%s%N); $(foreach c,$(RUN_ALONE),echo "== $(BUILD)/chapters/$(c)$(if $(RUN_ARGS_$(c)), $(RUN_ARGS_$(c)))"; \
 	  t=$$(date +%s%N); ($(call book_run_one,$(c))) || exit 1; echo "[make] $(c): $(call ms_since,$$t)";) \
+	  declare -A job; failed=; \
+	  reap() { local pid rc; while :; do for pid in "$${!job[@]}"; do kill -0 $$pid 2>/dev/null && continue; \
+	    wait $$pid; rc=$$?; cat $(BOOK_RUN)/$${job[$$pid]}.out; rm -f $(BOOK_RUN)/$${job[$$pid]}.out; \
+	    [ $$rc -eq 0 ] || failed="$$failed $${job[$$pid]}"; unset "job[$$pid]"; return; done; sleep 0.1; done; }; \
+	  $(foreach c,$(RUN_POOLED),while [ $${#job[@]} -ge $(RUN_JOBS) ]; do reap; done; \
+	    ( echo "== $(BUILD)/chapters/$(c)$(if $(RUN_ARGS_$(c)), $(RUN_ARGS_$(c)))"; t=$$(date +%s%N); \
+	      ($(call book_run_one,$(c))) && echo "[make] $(c): $(call ms_since,$$t)" ) >$(BOOK_RUN)/$(c).out 2>&1 </dev/null & \
+	    job[$$!]=$(c);) \
+	  while [ $${#job[@]} -gt 0 ]; do reap; done; \
+	  if [ -n "$$failed" ]; then echo "[make] failed:$$failed" >&2; exit 1; fi; \
 	  echo "[make] run: $(call ms_since,$$all) for $(words $(CHAPTER_NAMES)) programs$(if $(ARGS), with $$(tr '\0' ' ' <$(BOOK_RUN)/args))"
 
 # Each exercise of the pages' catalog (tools/programs/book/catalog.cpp; build/tools/book
@@ -350,7 +379,8 @@ help:
 	@echo "  make              the library, chapter programs (build/chapters/) and tools (build/tools/)"
 	@echo "  make test         build, run the suite; prints failures and 'N passed, N failed[, N skipped]'"
 	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax)"
-	@echo "  make run          every chapter program in turn (the 10.7 exercise programs in a short form)"
+	@echo "  make run          every chapter program (the 10.7 exercise programs in a short form); RUN_JOBS=N"
+	@echo "                    of the one-thread ones at a time [$(RUN_JOBS)]"
 	@echo "  make exercises    every exercise of the pages, each its own run (long: several train in full)"
 	@echo "  make run-NAME     one chapter program, NAME one of: $(CHAPTER_NAMES)"
 	@echo "  make book         the companion pages, BOOK_OUT/index.html (reuses a fresh make run and exercises);"
