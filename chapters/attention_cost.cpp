@@ -14,12 +14,14 @@
 // each peak is its own: the peak resident memory (getrusage) minus what the process held
 // before the first forward. The plain and memory-efficient runs alternate, n by n. Each
 // process runs the layer once untimed (first-touch page faults, the allocator's warm-up),
-// then --repeats times, and reports the median of the wall-clock times and of the CPU time
-// its threads used (CLOCK_PROCESS_CPUTIME_ID). Idle OpenMP threads sleep (PASSIVE): a
+// then --repeats times and on while its runs add up to less than --min-seconds of CPU time
+// (tens of runs at small n), and reports the median of the wall-clock times and of the CPU
+// time its threads used (CLOCK_PROCESS_CPUTIME_ID). Idle OpenMP threads sleep (PASSIVE): a
 // spinning thread would count as work and hold a core another thread needs. On a busy
 // machine the wall-clock time grows with the other programs' share of the cores, the CPU
 // time hardly does, so the figure draws CPU time; the program measures how much of the
-// machine other programs used during the sweep (/proc/stat) and says so when it was busy.
+// machine other programs used (/proc/stat) during each measurement (the "others" column)
+// and the whole sweep, and says so when it was busy.
 //   out/attention_cost/time.png     seconds against n, log-log, with an n² line
 //   out/attention_cost/memory.png   MB against n, log-log, with n² and n lines
 // --also PATH adds another build of this program (build-ref/chapters/attention_cost: the
@@ -70,7 +72,7 @@ double peak_resident_mb() {
 
 struct Measurement {
   std::string tier, layer, impl;
-  int64_t n = 0;
+  int64_t n = 0, runs = 0;
   double seconds = 0, cpu_seconds = 0, peak_mb = 0;  // seconds: wall clock; peak_mb: added
 };
 
@@ -79,6 +81,8 @@ double cpu_now() {  // CPU time of all this process's threads
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
+
+constexpr int64_t kMaxRepeats = 1000;  // --min-seconds' cap on the runs of one measurement
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -105,7 +109,7 @@ double children_cpu_seconds() {
 // One measurement in this process: `layer` (attention or encoder) with `impl` (plain or
 // efficient) at sequence length n; prints one "result ..." line for the parent to read.
 void measure_one(const std::string& layer, const std::string& impl, int64_t n, int64_t num_hiddens,
-                 int64_t num_heads, int64_t repeats) {
+                 int64_t num_heads, int64_t repeats, double min_seconds) {
   check(layer == "attention" || layer == "encoder", "attention_cost", "--one: layer is attention or encoder, got ",
         layer);
   check(impl == "plain" || impl == "efficient", "attention_cost", "--one: impl is plain or efficient, got ", impl);
@@ -120,24 +124,31 @@ void measure_one(const std::string& layer, const std::string& impl, int64_t n, i
   const Tensor X = normal(0, 1, {1, n, d}).requires_grad_();
   const double before = resident_mb();
   std::vector<double> times, cpu_times;
-  for (int64_t r = -1; r < repeats; ++r) {  // r = -1: the untimed warm-up
+  double cpu_total = 0;
+  // r = -1: the untimed warm-up. Then --repeats runs, and more while they add up to less than
+  // --min-seconds of CPU time: a run at small n takes milliseconds, and on a busy machine one
+  // run in a few lands on cold caches after another program's turn on the core; over many
+  // runs the median does not see them.
+  for (int64_t r = -1; r < repeats || (cpu_total < min_seconds && r < kMaxRepeats); ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     const double c0 = cpu_now();
     const Tensor Y = layer == "attention" ? mha(X, X, X) : block(X, Tensor());
     sum(Y).backward();
     if (r < 0) continue;
     cpu_times.push_back(cpu_now() - c0);
+    cpu_total += cpu_times.back();
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::printf("result tier=%s layer=%s impl=%s n=%lld seconds=%.6f cpu=%.6f peak_mb=%.1f\n", kernels::tier_name(),
-              layer.c_str(), impl.c_str(), static_cast<long long>(n), median(times), median(cpu_times),
-              peak_resident_mb() - before);
+  std::printf("result tier=%s layer=%s impl=%s n=%lld seconds=%.6f cpu=%.6f peak_mb=%.1f runs=%zu\n",
+              kernels::tier_name(), layer.c_str(), impl.c_str(), static_cast<long long>(n), median(times),
+              median(cpu_times), peak_resident_mb() - before, times.size());
 }
 
 // Runs `exe --one ...` and reads its result line. The child gets this run's limits too
 // (--max-tensor-mb), so a measurement cannot take more memory than the run allows.
 struct Settings {
   int64_t num_hiddens, num_heads, repeats, threads, max_tensor_mb;
+  double min_seconds;
   std::string out;
 };
 
@@ -152,17 +163,18 @@ Measurement run_child(const std::string& exe, const std::string& layer, const st
                       const Settings& set) {
   std::ostringstream cmd;
   cmd << "OMP_WAIT_POLICY=PASSIVE " << shell_word(exe) << " --one " << layer << ":" << impl << ":" << n
-      << " --num-hiddens " << set.num_hiddens << " --num-heads " << set.num_heads << " --repeats " << set.repeats << " --threads " << set.threads
+      << " --num-hiddens " << set.num_hiddens << " --num-heads " << set.num_heads << " --repeats " << set.repeats
+      << " --min-seconds " << set.min_seconds << " --threads " << set.threads
       << " --max-tensor-mb " << set.max_tensor_mb << " --out " << shell_word(set.out);
   FILE* pipe = popen(cmd.str().c_str(), "r");
   check(pipe != nullptr, "attention_cost", "cannot run ", cmd.str());
   Measurement m;
   char line[512], tier[32] = "", lay[32] = "", imp[32] = "";
-  long long nn = 0;
+  long long nn = 0, runs = 0;
   bool found = false;
   while (std::fgets(line, sizeof line, pipe))
-    if (std::sscanf(line, "result tier=%31s layer=%31s impl=%31s n=%lld seconds=%lf cpu=%lf peak_mb=%lf", tier, lay,
-                    imp, &nn, &m.seconds, &m.cpu_seconds, &m.peak_mb) == 7)
+    if (std::sscanf(line, "result tier=%31s layer=%31s impl=%31s n=%lld seconds=%lf cpu=%lf peak_mb=%lf runs=%lld", tier,
+                    lay, imp, &nn, &m.seconds, &m.cpu_seconds, &m.peak_mb, &runs) == 8)
       found = true;
   const int status = pclose(pipe);
   check(found && status == 0, "attention_cost", "the measurement `", cmd.str(), "` failed (status ", status,
@@ -171,6 +183,7 @@ Measurement run_child(const std::string& exe, const std::string& layer, const st
   m.layer = lay;
   m.impl = imp;
   m.n = nn;
+  m.runs = runs;
   return m;
 }
 
@@ -289,7 +302,10 @@ int main(int argc, char** argv) {
                   "attention (one MultiHeadAttention), encoder (one EncoderBlock) or both", "S");
   args.add_int("num-hiddens", 512, "model width d (the heads have d / num-heads each)", 1, 1 << 16);
   args.add_int("num-heads", 8, "attention heads", 1, 1024);
-  args.add_int("repeats", 3, "forward+backward runs per measurement (the median is reported)", 1, 1000);
+  args.add_int("repeats", 3, "forward+backward runs per measurement, at least (the median is reported)", 1, 1000);
+  args.add_float("min-seconds", 0.3,
+                 "more runs while a measurement's runs add up to less CPU time than this (small n: tens of runs)", 0,
+                 100);
   args.add_string("also", "", "another build of this program (e.g. build-ref/chapters/attention_cost) to measure too",
                   "PATH");
   args.add_int("also-max-n", 1024, "the largest n measured with --also", 1, 1 << 20);
@@ -305,13 +321,14 @@ int main(int argc, char** argv) {
       const size_t a = one.find(':'), b = one.rfind(':');
       check(a != std::string::npos && b != a, "attention_cost", "--one takes LAYER:IMPL:N, got ", one);
       measure_one(one.substr(0, a), one.substr(a + 1, b - a - 1), parse_int_option("one", one.substr(b + 1), 1, 1 << 20),
-                  args.get_int("num-hiddens"), args.get_int("num-heads"), args.get_int("repeats"));
+                  args.get_int("num-hiddens"), args.get_int("num-heads"), args.get_int("repeats"),
+                  args.get_float("min-seconds"));
       return;
     }
     const bool quick = args.get_flag("quick");
     const Settings child{quick ? 64 : args.get_int("num-hiddens"), quick ? 4 : args.get_int("num-heads"),
                          quick ? 1 : args.get_int("repeats"), args.get_int("threads"), args.get_int("max-tensor-mb"),
-                         out};
+                         quick ? 0.0 : args.get_float("min-seconds"), out};
     const std::vector<int64_t> sizes = parse_sizes(quick ? "32,64" : args.get_string("sizes"));
     // Read first, so that a malformed file stops the run before the long measurements.
     const std::vector<Measurement> pytorch =
@@ -324,32 +341,52 @@ int main(int argc, char** argv) {
     check(readlink("/proc/self/exe", self, sizeof self - 1) > 0, "attention_cost", "cannot find this program's path");
     std::vector<std::string> exes{self};
     if (!args.get_string("also").empty()) exes.push_back(args.get_string("also"));
-    std::printf("batch 1, num_hiddens %lld, %lld heads, forward + backward, median of %lld after a warm-up; "
-                "%lld threads, OMP_WAIT_POLICY=PASSIVE\n",
+    char more[96] = "";
+    if (child.min_seconds > 0)
+      std::snprintf(more, sizeof more, " (more until they add up to %.2g CPU s)", child.min_seconds);
+    std::printf("batch 1, num_hiddens %lld, %lld heads, forward + backward, median of at least %lld run%s%s after a "
+                "warm-up; %lld threads, OMP_WAIT_POLICY=PASSIVE\n",
                 static_cast<long long>(child.num_hiddens), static_cast<long long>(child.num_heads),
-                static_cast<long long>(child.repeats), static_cast<long long>(child.threads));
-    std::printf("%-10s %-10s %-10s %6s %10s %10s %10s\n", "tier", "layer", "attention", "n", "seconds", "CPU s",
-                "peak MB");
-    const double busy0 = machine_busy_seconds(), ours0 = children_cpu_seconds();
-    const auto wall0 = std::chrono::steady_clock::now();
+                static_cast<long long>(child.repeats), child.repeats == 1 ? "" : "s", more,
+                static_cast<long long>(child.threads));
+    std::printf("%-10s %-10s %-10s %6s %10s %10s %10s %5s %7s\n", "tier", "layer", "attention", "n", "seconds", "CPU s",
+                "peak MB", "runs", "others");
+    // What other programs used of the machine while a measurement ran, as a share of all
+    // cores: all busy CPU time (/proc/stat) minus ours. The "others" column, per row.
+    const double cores = static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    struct Usage {
+      double busy = machine_busy_seconds(), ours = children_cpu_seconds();
+      std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
+    };
+    auto others_since = [&](const Usage& u) {
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - u.wall).count();
+      // /proc/stat counts in clock ticks (10 ms): over a short measurement the share is coarse,
+      // so it is kept within [0, 1].
+      const double used = (machine_busy_seconds() - u.busy) - (children_cpu_seconds() - u.ours);
+      return std::clamp(used / (wall * cores), 0.0, 1.0);
+    };
+    const Usage sweep;
     std::vector<Measurement> all;
     for (size_t e = 0; e < exes.size(); ++e)
       for (const std::string& layer : layers)
         for (int64_t n : sizes) {
           if (e > 0 && n > args.get_int("also-max-n")) continue;
           for (const std::string impl : {"plain", "efficient"}) {
+            const Usage one;
             const Measurement m = run_child(exes[e], layer, impl, n, child);
-            std::printf("%-10s %-10s %-10s %6lld %10.4f %10.4f %10.1f\n", m.tier.c_str(), m.layer.c_str(),
-                        m.impl.c_str(), static_cast<long long>(m.n), m.seconds, m.cpu_seconds, m.peak_mb);
+            std::printf("%-10s %-10s %-10s %6lld %10.4f %10.4f %10.1f %5lld %6.0f%%\n", m.tier.c_str(), m.layer.c_str(),
+                        m.impl.c_str(), static_cast<long long>(m.n), m.seconds, m.cpu_seconds, m.peak_mb,
+                        static_cast<long long>(m.runs), 100 * others_since(one));
             std::fflush(stdout);
             all.push_back(m);
           }
         }
-    // What other programs used of the machine meanwhile: all busy CPU time minus ours.
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    const double cores = static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-    const double others =
-        std::max(0.0, (machine_busy_seconds() - busy0) - (children_cpu_seconds() - ours0)) / (wall * cores);
+    // The seconds column is wall-clock time: a program that waits for a core waits in it. The
+    // CPU seconds count only the time our threads ran, so another program's share of the
+    // cores hardly moves them (with idle threads asleep and tens of runs at small n, the
+    // medians of three sweeps beside two CPU-bound programs on 2 cores stayed within 10% of
+    // three sweeps without them, at every n from 128 to 1024); the figure draws them.
+    const double others = others_since(sweep);
     std::printf("other programs used %.0f%% of the %.0f cores during the sweep: %s\n", 100 * others, cores,
                 others > 0.25 ? "the machine was busy, so the seconds (wall clock) are inflated; the CPU seconds "
                                 "(the work, summed over threads) are not, and the figure draws them"

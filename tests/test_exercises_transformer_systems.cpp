@@ -207,6 +207,15 @@ BOOST_AUTO_TEST_CASE(attention_cost_quick) {
       const double cpu = std::atof(cpu_text);  // all threads' CPU time: at most threads x wall, plus rounding
       BOOST_TEST((cpu > 0 && cpu <= 2 * seconds + 1e-3));
       BOOST_TEST(mb > -50.0);  // a peak minus the memory held before: small, may round below 0
+      // Then the runs behind the medians (--quick: one) and the share of the cores other
+      // programs used meanwhile, in per cent.
+      long long runs = 0;
+      double others = -1;
+      char pct = 0;
+      BOOST_TEST_REQUIRE(std::sscanf(line.c_str(), "%*s %*s %*s %*d %*f %*s %*f %lld %lf%c", &runs, &others, &pct) == 3,
+                         line);
+      BOOST_TEST(runs == 1);
+      BOOST_TEST((others >= 0 && others <= 100 && pct == '%'));
       if (std::string(layer) == "attention" && std::string(impl) == "plain" && n == 64) plain64 = seconds;
     }
   }
