@@ -269,9 +269,10 @@ run: $(CHAPTERS) $(BOOK_RUN)/args
 	  if [ -n "$$failed" ]; then echo "[make] failed:$$failed" >&2; exit 1; fi; \
 	  echo "[make] run: $(call ms_since,$$all) for $(words $(CHAPTER_NAMES)) programs$(if $(ARGS), with $$(tr '\0' ' ' <$(BOOK_RUN)/args))"
 
-# Each exercise of the pages' catalog (tools/programs/book/catalog.cpp; build/tools/book
-# --list-runs) as its own run: output and trace in $(EX_RUN)/<id>.log/.trace (id "10.7-4"),
-# figures in out/exercises/<id>/. `make exercises` runs them all (a long run: several train a
+# Each exercise the section programs register (their --list-exercises, which build/tools/book
+# --list-runs gathers with the pages' additions, tools/programs/book/catalog.h) as its own
+# run: output and trace in $(EX_RUN)/<id>.log/.trace (id "10.7-4"), figures in
+# out/exercises/<id>/. `make exercises` runs them all (a long run: several train a
 # model in full); `make book` only those whose log is missing or older than their program
 # or than the last change of ARGS.
 EX_RUN := $(BOOK_RUN)/exercises

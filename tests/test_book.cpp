@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -281,6 +282,68 @@ BOOST_AUTO_TEST_CASE(pages_open_cleanly_in_chromium, *utf::precondition(chromium
   BOOST_TEST(wmsg.find("FAIL index.html: at 400 px the page is ") != std::string::npos, wmsg);
   BOOST_TEST(wmsg.find("p.long (right edge ") != std::string::npos, wmsg);
   BOOST_TEST(wmsg.find("table") == std::string::npos, wmsg);
+}
+
+// The exercises the pages and `make exercises` run are the ones the programs register
+// (--list-exercises): every run build/tools/book --list-runs prints is a registered command
+// (10.2's first with the catalog's --n-train 500 added), every registered command is run
+// once (10.7's 4 and 5 share attention_cost's run), and a program that lists one more
+// exercise, or one fewer than the catalog describes, changes the list or stops the book.
+BOOST_AUTO_TEST_CASE(the_exercises_are_the_programs_own) {
+  const std::string chapters = build_dir() + "/chapters", book = build_dir() + "/tools/book";
+  const std::vector<std::string> programs = {"attention_cues", "nadaraya_watson", "attention_scoring_functions",
+                                             "bahdanau_attention", "multihead_attention",
+                                             "self_attention_and_positional_encoding", "transformer",
+                                             "natural_language_inference_attention"};
+  std::set<std::string> registered;  // "<program> <args>" as the registries print them
+  size_t entries = 0;
+  for (const std::string& p : programs) {
+    const auto [rc, out] = d2l_test::run_capture(chapters + "/" + p + " --list-exercises");
+    BOOST_REQUIRE_MESSAGE(rc == 0, p << ": " << out);
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line); ++entries)
+      registered.insert(line.substr(line.rfind('\t') + std::string("\tbuild/chapters/").size()));
+  }
+  const auto [rc, runs] = d2l_test::run_capture(book + " --list-runs");
+  BOOST_REQUIRE_MESSAGE(rc == 0, runs);
+  std::set<std::string> listed;
+  size_t lines = 0;
+  std::istringstream in(runs);
+  for (std::string line; std::getline(in, line); ++lines) {
+    const size_t a = line.find('\t'), b = line.find('\t', a + 1);
+    std::string command = line.substr(a + 1, b - a - 1) + (b + 1 < line.size() ? " " + line.substr(b + 1) : "");
+    if (line.rfind("10.2-1\t", 0) == 0) {
+      BOOST_TEST(command == "nadaraya_watson --ex 1 --n-train 500");
+      command = "nadaraya_watson --ex 1";
+    }
+    BOOST_TEST(registered.count(command) == 1u, line);
+    listed.insert(command);
+  }
+  BOOST_TEST(entries == 24u);
+  BOOST_TEST(lines == 23u);  // 10.7's exercise 5 is read from exercise 4's run
+  BOOST_TEST(listed == registered);
+
+  // Stand-ins for the programs: attention_cues lists a third exercise, then only its first.
+  TempDir dir("book_registry");
+  fs::create_directories(dir("programs"));
+  for (const std::string& p : programs)
+    if (p != "attention_cues") fs::create_symlink(fs::absolute(chapters + "/" + p), dir("programs/" + p));
+  auto cues_lists = [&](const std::string& lines_printed) {
+    d2l_test::write_file(dir("programs/attention_cues"), "#!/bin/sh\nprintf '" + lines_printed + "'\n");
+    fs::permissions(dir("programs/attention_cues"), fs::perms::owner_all);
+    return d2l_test::run_capture(book + " --list-runs --programs " + dir("programs"));
+  };
+  const auto [more_rc, more] = cues_lists(
+      "1\\tcues\\tbuild/chapters/bahdanau_attention --cues\\n2\\tsoftmax\\tbuild/chapters/attention_cues --ex 2\\n"
+      "3\\ta new one\\tbuild/chapters/attention_cues --ex 3\\n");
+  BOOST_TEST(more_rc == 0, more);
+  BOOST_TEST(more.find("10.1-3\tattention_cues\t--ex 3\n") != std::string::npos, more);
+  const auto [fewer_rc, fewer] = cues_lists("1\\tcues\\tbuild/chapters/bahdanau_attention --cues\\n");
+  BOOST_TEST(fewer_rc == 1);
+  BOOST_TEST(fewer.find("describes exercise 2 of 10.1, which no section's program lists") != std::string::npos, fewer);
+  const auto [bad_rc, bad] = cues_lists("one\\tcues\\n");
+  BOOST_TEST(bad_rc == 1);
+  BOOST_TEST(bad.find("attention_cues --list-exercises printed \"one\tcues\"") != std::string::npos, bad);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

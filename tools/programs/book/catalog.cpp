@@ -1,9 +1,18 @@
 // tools/programs/book/catalog.cpp — the sections and exercises the pages accompany (catalog.h).
-// The questions are the book's exercises said in one line each; the data notes say what the
-// small corpora bundled in chapters/data/ (chapters/data/README.md) can and cannot show.
+// The exercises come from the programs (--list-exercises); the questions here are the book's
+// exercises said in one line each; the data notes say what the small corpora bundled in
+// chapters/data/ (chapters/data/README.md) can and cannot show.
 #include "tools/programs/book/catalog.h"
 
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
 namespace d2l::book {
+
+namespace fs = std::filesystem;
 
 namespace {
 const char* const kZh = "https://zh.d2l.ai/chapter_attention-mechanisms/";
@@ -51,57 +60,131 @@ const std::vector<SectionInfo>& sections() {
   return s;
 }
 
-const std::vector<ExerciseInfo>& exercises() {
-  static const std::vector<ExerciseInfo> e = {
-      {"10.1", 1, "In machine translation, which are the volitional and which the nonvolitional cues?",
-       "bahdanau_attention", "--cues", 0, kFraEng},
-      {"10.1", 2, "Do the row-wise softmax of a random matrix look like attention weights?", "attention_cues",
-       "--ex 2"},
-      {"10.2", 1, "What changes with more training points?", "nadaraya_watson", "--ex 1 --n-train 500"},
-      {"10.2", 2, "What w does training learn, and why does it make the attention weights sharper?",
-       "nadaraya_watson", "--ex 2"},
-      {"10.2", 3, "How would you choose the kernel's width (a hyper-parameter) for non-parametric pooling?",
-       "nadaraya_watson", "--ex 3"},
-      {"10.2", 4, "Design, train and draw another parametric attention pooling.", "nadaraya_watson", "--ex 4"},
-      {"10.3", 1, "With keys that are not all equal, do additive and dot-product attention still agree?",
-       "attention_scoring_functions", "--ex 1"},
-      {"10.3", 2, "A score for queries and keys of different lengths, from matrix products alone.",
-       "attention_scoring_functions", "--ex 2"},
-      {"10.3", 3, "When queries and keys have one length, is the sum q + k a good score?",
-       "attention_scoring_functions", "--ex 3"},
-      {"10.4", 1, "Replace the GRU with an LSTM: what changes?", "bahdanau_attention", "--rnn lstm", 0, kFraEng},
-      {"10.4", 2, "Score with scaled dot product instead of additive attention: does it train faster?",
-       "bahdanau_attention", "--scoring dot", 0, kFraEng},
-      {"10.5", 1, "Draw each head's attention weights: do the heads differ?", "multihead_attention", "--ex 1"},
-      {"10.5", 2, "Which heads of a trained model matter? Mask one head at a time.", "transformer",
-       "--head-importance", 0, kFraEng},
-      {"10.6", 1, "What goes wrong when self-attention layers with positional encoding are stacked deep?",
-       "self_attention_and_positional_encoding", "--ex 1"},
-      {"10.6", 2, "A positional encoding that is learned: what does it learn?", "transformer", "--pe learned", 0,
-       kFraEng},
-      {"10.7", 1, "Deeper: the Transformer with 4 blocks each side instead of the book's 2.", "transformer",
-       "--num-layers 4", 0, kFraEng},
-      {"10.7", 2, "Additive attention instead of scaled dot product in the Transformer.", "transformer",
-       "--scoring additive", 0, kFraEng},
-      {"10.7", 3, "For language modelling, the encoder or the decoder?", "transformer_lm", "", 0,
+namespace {
+
+// What the pages add to a registered exercise: the book's question in one line, arguments the
+// page's run adds to the program's command, and a note on what the run can show.
+struct Annotation {
+  std::string section;
+  int number;
+  std::string question, extra_args, note;
+};
+
+const std::vector<Annotation>& annotations() {
+  static const std::vector<Annotation> a = {
+      {"10.1", 1, "In machine translation, which are the volitional and which the nonvolitional cues?", "", kFraEng},
+      {"10.1", 2, "Do the row-wise softmax of a random matrix look like attention weights?", "", ""},
+      {"10.2", 1, "What changes with more training points?", "--n-train 500", ""},
+      {"10.2", 2, "What w does training learn, and why does it make the attention weights sharper?", "", ""},
+      {"10.2", 3, "How would you choose the kernel's width (a hyper-parameter) for non-parametric pooling?", "", ""},
+      {"10.2", 4, "Design, train and draw another parametric attention pooling.", "", ""},
+      {"10.3", 1, "With keys that are not all equal, do additive and dot-product attention still agree?", "", ""},
+      {"10.3", 2, "A score for queries and keys of different lengths, from matrix products alone.", "", ""},
+      {"10.3", 3, "When queries and keys have one length, is the sum q + k a good score?", "", ""},
+      {"10.4", 1, "Replace the GRU with an LSTM: what changes?", "", kFraEng},
+      {"10.4", 2, "Score with scaled dot product instead of additive attention: does it train faster?", "", kFraEng},
+      {"10.5", 1, "Draw each head's attention weights: do the heads differ?", "", ""},
+      {"10.5", 2, "Which heads of a trained model matter? Mask one head at a time.", "", kFraEng},
+      {"10.6", 1, "What goes wrong when self-attention layers with positional encoding are stacked deep?", "", ""},
+      {"10.6", 2, "A positional encoding that is learned: what does it learn?", "", kFraEng},
+      {"10.7", 1, "Deeper: the Transformer with 4 blocks each side instead of the book's 2.", "", kFraEng},
+      {"10.7", 2, "Additive attention instead of scaled dot product in the Transformer.", "", kFraEng},
+      {"10.7", 3, "For language modelling, the encoder or the decoder?", "",
        "Trained on the English side of the bundled fra-eng corpus: enough to show what the causal mask does "
        "(compare the two models' perplexities and texts), far too little for fluent text. For the book's "
        "corpus: `make data`, then the same command."},
-      {"10.7", 4, "What does self-attention cost as the input grows longer?", "attention_cost", ""},
-      {"10.7", 5, "Attention that needs less memory: how much less, at what speed?", "attention_cost", "", 4,
+      {"10.7", 4, "What does self-attention cost as the input grows longer?", "", ""},
+      {"10.7", 5, "Attention that needs less memory: how much less, at what speed?", "",
        "The answer is in that run's rows marked `efficient` and its closing \"memory-efficient / plain\" lines: "
        "the same outputs and gradients as the plain layer (the suite checks them), peak memory that grows as n "
        "instead of n\xC2\xB2."},
-      {"10.7", 6, "A Transformer for images.", "vision_transformer", "", 0,
+      {"10.7", 6, "A Transformer for images.", "",
        "Images of four shapes drawn by the program itself (no data set is downloaded): they show that patches, "
        "a class token and the encoder learn to classify, not how a ViT does on real photographs."},
-      {"15.5", 1, "Other hyper-parameters: what test accuracy do they give?", "natural_language_inference_attention",
-       "--grid", 0, kSnli},
-      {"15.5", 2, "What is the model's main drawback?", "natural_language_inference_attention", "--ex 2", 0, kSnli},
-      {"15.5", 3, "How would you get a graded similarity between 0 and 1 for any two sentences?",
-       "natural_language_inference_attention", "--ex 3", 0, kSnli},
+      {"15.5", 1, "Other hyper-parameters: what test accuracy do they give?", "", kSnli},
+      {"15.5", 2, "What is the model's main drawback?", "", kSnli},
+      {"15.5", 3, "How would you get a graded similarity between 0 and 1 for any two sentences?", "", kSnli},
   };
-  return e;
+  return a;
+}
+
+// s for a POSIX shell, as one word: in single quotes, each ' written as '\''.
+std::string shell_word(const std::string& s) {
+  std::string w = "'";
+  for (char c : s) w += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return w + "'";
+}
+
+// `program --list-exercises`: "N<TAB>what<TAB>command" lines (tools/d2l/cli/exercises.h); a
+// program without an exercise file refuses the option, and has none.
+std::vector<std::vector<std::string>> listed_exercises(const std::string& path) {
+  const std::string cmd = shell_word(path) + " --list-exercises 2>&1 </dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) throw std::runtime_error("book: cannot run " + cmd);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  const int status = pclose(pipe);
+  if (status != 0 && out.find("unknown option --list-exercises") != std::string::npos) return {};
+  if (status != 0)
+    throw std::runtime_error("book: `" + cmd + "` failed (status " + std::to_string(status) + "): " +
+                             out.substr(0, 300) + " (make chapters builds the programs)");
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    for (size_t a = 0, b; a <= line.size(); a = b + 1) {
+      b = std::min(line.find('\t', a), line.size());
+      fields.push_back(line.substr(a, b - a));
+    }
+    if (fields.size() != 3 || fields[0].empty() || fields[0].find_first_not_of("0123456789") != std::string::npos ||
+        fields[2].rfind("build/chapters/", 0) != 0)
+      throw std::runtime_error("book: " + path + " --list-exercises printed \"" + line.substr(0, 200) +
+                               "\", not \"N<TAB>question<TAB>build/chapters/<program> ...\"");
+    lines.push_back(std::move(fields));
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string default_programs_dir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("build/chapters") : (self.parent_path().parent_path() / "chapters").string();
+}
+
+std::vector<ExerciseInfo> exercises(const std::string& programs) {
+  std::vector<ExerciseInfo> all;
+  std::set<std::pair<std::string, int>> described;
+  for (const SectionInfo& s : sections())
+    for (const std::vector<std::string>& f : listed_exercises((fs::path(programs) / s.program).string())) {
+      const int number = std::stoi(f[0]);
+      // "build/chapters/<program> <args>": the program and its arguments.
+      const std::string command = f[2].substr(std::string("build/chapters/").size());
+      const size_t space = command.find(' ');
+      const std::string program = command.substr(0, space);
+      std::string args = space == std::string::npos ? "" : command.substr(space + 1);
+      std::string question = f[1], note;
+      for (const Annotation& a : annotations())
+        if (a.section == s.number && a.number == number) {
+          question = a.question;
+          note = a.note;
+          if (!a.extra_args.empty()) args += (args.empty() ? "" : " ") + a.extra_args;
+          described.insert({a.section, a.number});
+        }
+      int same = 0;  // an earlier exercise of the section with the same command answers this one too
+      for (const ExerciseInfo& e : all)
+        if (!same && e.section == s.number && e.program == program && e.args == args && e.same_run_as == 0)
+          same = e.number;
+      all.emplace_back(s.number, number, question, program, args, same, note);
+    }
+  for (const Annotation& a : annotations())
+    if (!described.count({a.section, a.number}))
+      throw std::runtime_error("book: tools/programs/book/catalog.cpp describes exercise " + std::to_string(a.number) +
+                               " of " + a.section + ", which no section's program lists (--list-exercises in " +
+                               programs + ")");
+  return all;
 }
 
 }  // namespace d2l::book

@@ -1,7 +1,11 @@
 // tools/programs/book/catalog.h — what the companion pages accompany: the book's sections, in
 // the book's order, with their programs and addresses online, and each section's exercises
-// as commands (the book's numbering). `make exercises` runs the commands (build/tools/book
-// --list-runs prints them) and the pages show each run under its section.
+// as commands (the book's numbering). The exercises and their commands are the ones each
+// section's program registers (tools/d2l/cli/exercises.h) and prints with --list-exercises,
+// so the pages cannot list another set; the catalog adds what only the pages need: the
+// book's question in one line, a note on the bundled data, and arguments a page's run adds.
+// `make exercises` runs the commands (build/tools/book --list-runs prints them) and the pages
+// show each run under its section.
 #pragma once
 #include <string>
 #include <utility>
@@ -33,6 +37,14 @@ struct ExerciseInfo {
 };
 
 const std::vector<SectionInfo>& sections();
-const std::vector<ExerciseInfo>& exercises();
+// Every section's exercises, in the sections' order, each as its program lists it: runs
+// `<programs>/<section's program> --list-exercises` (programs: the folder of the built chapter
+// programs, build/chapters/), then adds the catalog's question, note and arguments. An
+// exercise that repeats an earlier one's command is answered by that run (same_run_as). Throws
+// std::runtime_error naming the program when one cannot be run or prints a malformed line, and
+// the exercise when the catalog describes one that no program lists.
+std::vector<ExerciseInfo> exercises(const std::string& programs);
+// Where build/tools/book finds the chapter programs: ../chapters/ beside its own folder.
+std::string default_programs_dir();
 
 }  // namespace d2l::book

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/programs/book/catalog.h"
 #include "tools/programs/book/pages.h"
 #include "tools/d2l/cli/cli_args.h"
 
@@ -17,11 +18,13 @@ int main(int argc, char** argv) {
   args.add_string("out", "out/book", "where the pages go (created)", "DIR");
   args.add_string("root", ".", "the repository (chapters/, layers/)", "DIR");
   args.add_string("engine", "", "the engine compiled for the browser (make browser): the sections' live panels", "FILE");
+  args.add_string("programs", d2l::book::default_programs_dir(),
+                  "the chapter programs (each lists its exercises: --list-exercises)", "DIR");
   args.add_flag("list-runs", "print the exercise runs `make exercises` makes (id, program, arguments; tab-separated)");
   args.parse_or_exit(argc, argv);
   return d2l::run_reporting_errors([&] {
     if (args.get_flag("list-runs")) {
-      std::fputs(d2l::book::list_runs().c_str(), stdout);
+      std::fputs(d2l::book::list_runs(args.get_string("programs")).c_str(), stdout);
       return 0;
     }
     d2l::book::BookOptions opt;
@@ -29,6 +32,7 @@ int main(int argc, char** argv) {
     opt.out = args.get_string("out");
     opt.root = args.get_string("root");
     opt.engine = args.get_string("engine");
+    opt.programs = args.get_string("programs");
     const int pages = d2l::book::write_book(opt);
     std::printf("wrote %s/index.html and %d section pages\n", opt.out.c_str(), pages);
     return 0;

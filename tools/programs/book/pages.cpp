@@ -307,11 +307,12 @@ class Writer {
 
   void load() {
     const fs::path runs(opt_.runs);
+    const std::vector<ExerciseInfo> all_exercises = exercises(opt_.programs);
     for (const SectionInfo& info : sections()) {
       std::optional<Run> run = read_run(info.program, "build/chapters/" + info.program + program_arguments_of(runs));
       if (!run) continue;
       Section s{info, std::move(*run), {}, {}};
-      for (const ExerciseInfo& e : exercises())
+      for (const ExerciseInfo& e : all_exercises)
         if (e.section == info.number) {
           const std::string cmd =
               "build/chapters/" + e.program + (e.args.empty() ? "" : " " + e.args) + program_arguments_of(runs);
@@ -620,9 +621,9 @@ class Writer {
 
 int write_book(const BookOptions& opt) { return Writer(opt).run(); }
 
-std::string list_runs() {
+std::string list_runs(const std::string& programs) {
   std::string s;
-  for (const ExerciseInfo& e : exercises())
+  for (const ExerciseInfo& e : exercises(programs))
     if (e.same_run_as == 0) s += e.id() + "\t" + e.program + "\t" + e.args + "\n";
   return s;
 }

@@ -1,7 +1,7 @@
 // tools/programs/book/pages.h — the companion pages: each section's printed output, figures and
 // source together, as a folder of static HTML (`make book`, build/tools/book).
 //
-// The sections and their exercises come from catalog.h. Input, for each section whose
+// The sections and their exercises come from catalog.h (the exercises from the programs). Input, for each section whose
 // program has a run in `runs`:
 //   <runs>/<program>.log          what the program printed at its defaults (stdout), in order
 //   <runs>/<program>.trace        where its banners and figures come from (source_trace.h)
@@ -31,6 +31,7 @@ struct BookOptions {
   std::string out = "out/book";
   std::string root = ".";               // the repository: chapters/, layers/
   std::string engine;                   // the live panels' engine (live_panels.h); "": none
+  std::string programs = "build/chapters";  // the chapter programs, asked for their exercises
 };
 
 // Writes the pages; returns the number of section pages. Throws std::runtime_error naming
@@ -38,7 +39,7 @@ struct BookOptions {
 int write_book(const BookOptions& opt);
 
 // The exercise runs `make exercises` makes, one a line: "<id>\t<program>\t<arguments>" (an
-// exercise answered by another's run is not listed).
-std::string list_runs();
+// exercise answered by another's run is not listed), from the programs in `programs`.
+std::string list_runs(const std::string& programs);
 
 }  // namespace d2l::book
