@@ -235,39 +235,17 @@ RUN_ARGS_transformer_lm := --epochs 30 --gen-length 200
 # The programs whose trained models the live panels run (tools/browser/) also save them:
 # --save $(BOOK_RUN)/<name>.safetensors (one more "saved ..." line in their output).
 BOOK_SAVE := bahdanau_attention transformer natural_language_inference_attention
-define book_run_one
-rm -f $(BOOK_RUN)/$(1).trace $(BOOK_RUN)/$(1).log; set -o pipefail; save=; \
-case " $(BOOK_SAVE) " in *" $(1) "*) save="--save $(BOOK_RUN)/$(1).safetensors";; esac; \
-D2L_BOOK_TRACE=$(BOOK_RUN)/$(1).trace xargs -0 -a $(BOOK_RUN)/args $(BUILD)/chapters/$(1) $(RUN_ARGS_$(1)) $$save \
-  | tee $(BOOK_RUN)/$(1).log.part && \
-  mv $(BOOK_RUN)/$(1).log.part $(BOOK_RUN)/$(1).log && a=$$(tr '\0' ' ' <$(BOOK_RUN)/args) && a=$${a% } && \
-  printf '%s\n' 'tier: $(TIER)' "arguments: $${a:-none: every program at its defaults}" "cores: $$(nproc)" \
-    "OMP_NUM_THREADS: $${OMP_NUM_THREADS:-unset, each program uses its --threads default}" \
-    "OMP_WAIT_POLICY: $${OMP_WAIT_POLICY:-unset}" "run finished: $$(date -u '+%Y-%m-%d %H:%M UTC')" \
-    >$(BOOK_RUN)/settings.txt.$$BASHPID && mv $(BOOK_RUN)/settings.txt.$$BASHPID $(BOOK_RUN)/settings.txt
-endef
 RUN_ALONE := attention_cost natural_language_inference_attention
 RUN_POOLED := transformer bahdanau_attention vision_transformer transformer_lm
 RUN_POOLED += $(filter-out $(RUN_ALONE) $(RUN_POOLED),$(CHAPTER_NAMES))
 RUN_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 ms_since = $$(( ($$(date +%s%N) - $(1)) / 1000000 )) ms
-# A pooled program's output, standard error included, waits in $(BOOK_RUN)/<name>.out; `reap`
-# prints the next one to end (polled: bash's `wait -n` misses a job that ended before it was
-# called) and notes a failure; make fails once the pool has drained.
+# tools/scripts/run_programs.sh runs them; each program is one word: its name and RUN_ARGS.
+run_programs = BUILD='$(BUILD)' BOOK_RUN='$(BOOK_RUN)' TIER='$(TIER)' BOOK_SAVE='$(BOOK_SAVE)' bash tools/scripts/run_programs.sh
+program_word = '$(strip $(1) $(RUN_ARGS_$(1)))'
 run: $(CHAPTERS) $(BOOK_RUN)/args
-	@all=$$(date +%s%N); $(foreach c,$(RUN_ALONE),echo "== $(BUILD)/chapters/$(c)$(if $(RUN_ARGS_$(c)), $(RUN_ARGS_$(c)))"; \
-	  t=$$(date +%s%N); ($(call book_run_one,$(c))) || exit 1; echo "[make] $(c): $(call ms_since,$$t)";) \
-	  declare -A job; failed=; \
-	  reap() { local pid rc; while :; do for pid in "$${!job[@]}"; do kill -0 $$pid 2>/dev/null && continue; \
-	    wait $$pid; rc=$$?; cat $(BOOK_RUN)/$${job[$$pid]}.out; rm -f $(BOOK_RUN)/$${job[$$pid]}.out; \
-	    [ $$rc -eq 0 ] || failed="$$failed $${job[$$pid]}"; unset "job[$$pid]"; return; done; sleep 0.1; done; }; \
-	  $(foreach c,$(RUN_POOLED),while [ $${#job[@]} -ge $(RUN_JOBS) ]; do reap; done; \
-	    ( echo "== $(BUILD)/chapters/$(c)$(if $(RUN_ARGS_$(c)), $(RUN_ARGS_$(c)))"; t=$$(date +%s%N); \
-	      ($(call book_run_one,$(c))) && echo "[make] $(c): $(call ms_since,$$t)" ) >$(BOOK_RUN)/$(c).out 2>&1 </dev/null & \
-	    job[$$!]=$(c);) \
-	  while [ $${#job[@]} -gt 0 ]; do reap; done; \
-	  if [ -n "$$failed" ]; then echo "[make] failed:$$failed" >&2; exit 1; fi; \
-	  echo "[make] run: $(call ms_since,$$all) for $(words $(CHAPTER_NAMES)) programs$(if $(ARGS), with $$(tr '\0' ' ' <$(BOOK_RUN)/args))"
+	@$(run_programs) all $(RUN_JOBS) -- $(foreach c,$(RUN_ALONE),$(call program_word,$(c))) \
+	  -- $(foreach c,$(RUN_POOLED),$(call program_word,$(c)))
 
 # Each exercise the section programs register (their --list-exercises, which build/tools/book
 # --list-runs gathers with the pages' additions, tools/programs/book/catalog.h) as its own
@@ -299,7 +277,7 @@ book: $(SECTION_NAMES:%=$(BOOK_RUN)/%.log) $(BUILD)/tools/book $(CHAPTERS) brows
 	    $(if $(HAVE_EMXX),--engine $(BROWSER_JS)) && \
 	  echo "[make] open $(BOOK_OUT)/index.html (pages written in $(call ms_since,$$start))"
 $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
-	@echo "== $<"; $(call book_run_one,$*)
+	@echo "== $<"; $(run_programs) one $* $(RUN_ARGS_$*)
 # ARGS reach the programs as words, split as a shell splits them (quotes and backslashes
 # honoured: ARGS="--quick --translate \"i'm cold .\"" is two options) but never run as
 # commands: the value goes through the environment, xargs splits it into this file, one
