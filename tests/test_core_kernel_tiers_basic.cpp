@@ -510,6 +510,61 @@ BOOST_AUTO_TEST_CASE(gru_same_bits_at_any_thread_count, *boost::unit_test::preco
 #endif
 }
 
+// The shape ops' row copies: copies are exact, and every added element gets one term per
+// row in order of r in both tiers, so the tiers agree to the bit (tolerance 0) and the fast
+// tier does at any thread count. Strided rows (concat's and slice's), gathered rows, and
+// rows added back at repeated offsets (the embedding's backward: token t seen twice);
+// small sizes and sizes above the thread threshold (15.5's embedding of 256 x 50 tokens).
+BOOST_AUTO_TEST_CASE(row_copies_exact_at_any_thread_count) {
+  struct Rows {
+    int64_t rows, width, stride;
+  };
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+#endif
+  for (const Rows& c : {Rows{0, 5, 7}, Rows{3, 0, 2}, Rows{1, 1, 1}, Rows{7, 5, 12}, Rows{12800, 100, 200},
+                        Rows{640, 5000, 5000}}) {
+    const int64_t R = c.rows, W = c.width, S = c.stride, vocab = 97;
+    const Vec src = uniform(R * S + W), dst0 = uniform(R * S + W), dense = uniform(R * W);
+    std::vector<int64_t> offsets(R), table_rows(R);
+    for (int64_t r = 0; r < R; ++r) {
+      offsets[r] = (r * 7919) % std::max<int64_t>(R, 1) * S;  // a permutation of the rows when R is prime to 7919
+      table_rows[r] = (r * r + 3) % vocab * W;                 // repeats: a token table of 97 rows
+    }
+    const Vec table0 = uniform(vocab * W + 1);
+    const std::string at = "rows " + std::to_string(R) + " width " + std::to_string(W);
+    std::vector<Vec> fast_out;
+    for (int threads : {1, 2, 3}) {
+#ifdef _OPENMP
+      omp_set_num_threads(threads);
+#else
+      if (threads > 1) break;
+#endif
+      Vec out;
+      for (bool acc : {false, true}) {
+        Vec df = dst0, dr = dst0;
+        fast::copy_rows(df.data(), S, src.data(), S, R, W, acc);
+        ref::copy_rows(dr.data(), S, src.data(), S, R, W, acc);
+        BOOST_TEST(mismatches("copy_rows " + at, df, dr, 0.0f) == 0, at);
+        out.insert(out.end(), df.begin(), df.end());
+      }
+      Vec gf(R * W), gr(R * W), tf = table0, tr = table0;
+      fast::gather_rows(gf.data(), src.data(), offsets.data(), R, W);
+      ref::gather_rows(gr.data(), src.data(), offsets.data(), R, W);
+      BOOST_TEST(mismatches("gather_rows " + at, gf, gr, 0.0f) == 0, at);
+      fast::scatter_add_rows(tf.data(), dense.data(), table_rows.data(), R, W);
+      ref::scatter_add_rows(tr.data(), dense.data(), table_rows.data(), R, W);
+      BOOST_TEST(mismatches("scatter_add_rows " + at, tf, tr, 0.0f) == 0, at);
+      for (const Vec* v : {&gf, &tf}) out.insert(out.end(), v->begin(), v->end());
+      fast_out.push_back(out);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    for (size_t t = 1; t < fast_out.size(); ++t) BOOST_TEST((fast_out[t] == fast_out[0]), at << ", threads " << t + 1);
+  }
+}
+
 // The element-wise and reduction kernels that share large tensors among threads give the same
 // bits at 1, 2 and 3 threads: broadcasting forward and backward (each gradient element summed
 // by one thread, in the serial walk's order), sums over a dim both ways, and Adam's update.
