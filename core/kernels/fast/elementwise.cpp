@@ -44,22 +44,20 @@ int64_t numel(const Shape& shape) {
 }
 
 // Calls f(i, ia, ib) for the output elements i of the dim-0 slabs [lo, hi) of `out` (slab i0:
-// the elements whose first index is i0), in order, with the flat indices of the a and b
-// elements each reads (sa, sb: broadcast_strides). An odometer over the outer dims; the last
-// dim is the inner loop, instantiated for the common stride pairs (1,1), (1,0), (0,1) so that
-// it vectorises. A rank-1 out is one slab.
+// the `slab` elements whose first index is i0; a rank-1 out is one slab of all of them), in
+// order, with the flat indices of the a and b elements each reads (sa, sb: broadcast_strides).
+// An odometer over the outer dims; the last dim is the inner loop, instantiated for the
+// common stride pairs (1,1), (1,0), (0,1) so that it vectorises.
 template <class F>
-void walk_broadcast(const Shape& out, const Shape& sa, const Shape& sb, int64_t lo, int64_t hi, F f) {
+void walk_broadcast(const Shape& out, const Shape& sa, const Shape& sb, int64_t slab, int64_t lo, int64_t hi, F f) {
   const size_t nd = out.size();
   const int64_t inner = out[nd - 1], ia_step = sa[nd - 1], ib_step = sb[nd - 1];
-  const int64_t slab = nd == 1 ? numel(out) : numel(out) / out[0];
   using One = std::integral_constant<int64_t, 1>;
   using Zero = std::integral_constant<int64_t, 0>;
   Shape idx(nd, 0);
-  idx[0] = nd == 1 ? 0 : lo;
-  int64_t ia = nd == 1 ? 0 : lo * sa[0], ib = nd == 1 ? 0 : lo * sb[0];
-  const int64_t end = nd == 1 ? slab : hi * slab;
-  for (int64_t i = nd == 1 ? 0 : lo * slab; i < end; i += inner) {
+  idx[0] = lo;
+  int64_t ia = lo * sa[0], ib = lo * sb[0];
+  for (int64_t i = lo * slab; i < hi * slab; i += inner) {
     auto row = [&](auto step_a, auto step_b) {
       for (int64_t j = 0; j < inner; ++j) f(i + j, ia + j * step_a, ib + j * step_b);
     };
@@ -92,12 +90,13 @@ void for_each_broadcast(const Shape& out, const Shape& as, const Shape& bs, F f,
   const auto sa = broadcast_strides(as, out), sb = broadcast_strides(bs, out);
   const int64_t slabs = out.size() > 1 ? out[0] : 1;
   const bool own_slabs = split < 0 || (split == 0 ? sa[0] : sb[0]) != 0;
-  if (n < kParallelMin || slabs < 2 || !own_slabs) return walk_broadcast(out, sa, sb, 0, slabs, f);
+  const int64_t slab = n / slabs;
+  if (n < kParallelMin || slabs < 2 || !own_slabs) return walk_broadcast(out, sa, sb, slab, 0, slabs, f);
 #pragma omp parallel
   {
     int64_t lo, hi;
     team_share(slabs, &lo, &hi);
-    if (lo < hi) walk_broadcast(out, sa, sb, lo, hi, f);
+    if (lo < hi) walk_broadcast(out, sa, sb, slab, lo, hi, f);
   }
 }
 
