@@ -101,7 +101,11 @@ BOOST_AUTO_TEST_CASE(binary_broadcast_every_op) {
   const std::pair<Shape, Shape> shapes[] = {{{}, {}},          {{7}, {7}},          {{300000}, {300000}},
                                             {{3, 1, 5}, {4, 5}}, {{2, 3}, {}},        {{17, 1}, {1, 19}},
                                             {{0, 3}, {3}},       {{5, 16}, {16}},     {{1}, {33}},
-                                            {{2, 1, 3, 1}, {4, 1, 5}}};
+                                            {{2, 1, 3, 1}, {4, 1, 5}},
+                                            // above the thread threshold: 10.3's additive
+                                            // attention features (one query against 20 keys),
+                                            // then an input broadcast along dim 0
+                                            {{32, 1, 1, 512}, {32, 1, 20, 512}}, {{1, 20, 512}, {32, 20, 512}}};
   for (const auto& [sa, sb] : shapes)
     for (Binary op : {Binary::add, Binary::sub, Binary::mul, Binary::div}) {
       Shape out(std::max(sa.size(), sb.size()));
@@ -171,7 +175,10 @@ BOOST_AUTO_TEST_CASE(compare_and_isclose_every_op) {
 // the same single add per gradient element.
 BOOST_AUTO_TEST_CASE(sum_and_max_over_one_dim) {
   const int64_t shapes[][3] = {{1, 0, 1}, {1, 1, 1}, {1, 17, 1}, {3, 1000, 1}, {5, 33, 1},
-                               {2, 7, 3}, {4, 5, 16}, {600, 600, 1}, {1, 600, 600}};
+                               {2, 7, 3}, {4, 5, 16}, {600, 600, 1}, {1, 600, 600},
+                               // above the thread threshold: one long run, outputs wider
+                               // than a task's 1024 columns, and 15.5's Aggregate sum
+                               {1, 300000, 1}, {2, 3, 70000}, {256, 50, 200}};
   for (const auto& s : shapes)
     for (bool average : {false, true}) {
       const int64_t outer = s[0], n = s[1], inner = s[2];
@@ -500,6 +507,109 @@ BOOST_AUTO_TEST_CASE(gru_same_bits_at_any_thread_count, *boost::unit_test::preco
     BOOST_TEST((outs[0] == outs[2]), "1 and 3 threads, " << at);
   }
   omp_set_num_threads(saved);
+#endif
+}
+
+// The shape ops' row copies: copies are exact, and every added element gets one term per
+// row in order of r in both tiers, so the tiers agree to the bit (tolerance 0) and the fast
+// tier does at any thread count. Strided rows (concat's and slice's), gathered rows, and
+// rows added back at repeated offsets (the embedding's backward: token t seen twice);
+// small sizes and sizes above the thread threshold (15.5's embedding of 256 x 50 tokens).
+BOOST_AUTO_TEST_CASE(row_copies_exact_at_any_thread_count) {
+  struct Rows {
+    int64_t rows, width, stride;
+  };
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+#endif
+  for (const Rows& c : {Rows{0, 5, 7}, Rows{3, 0, 2}, Rows{1, 1, 1}, Rows{7, 5, 12}, Rows{12800, 100, 200},
+                        Rows{640, 5000, 5000}}) {
+    const int64_t R = c.rows, W = c.width, S = c.stride, vocab = 97;
+    const Vec src = uniform(R * S + W), dst0 = uniform(R * S + W), dense = uniform(R * W);
+    std::vector<int64_t> offsets(R), table_rows(R);
+    for (int64_t r = 0; r < R; ++r) {
+      offsets[r] = (r * 7919) % std::max<int64_t>(R, 1) * S;  // a permutation of the rows when R is prime to 7919
+      table_rows[r] = (r * r + 3) % vocab * W;                 // repeats: a token table of 97 rows
+    }
+    const Vec table0 = uniform(vocab * W + 1);
+    const std::string at = "rows " + std::to_string(R) + " width " + std::to_string(W);
+    std::vector<Vec> fast_out;
+    for (int threads : {1, 2, 3}) {
+#ifdef _OPENMP
+      omp_set_num_threads(threads);
+#else
+      if (threads > 1) break;
+#endif
+      Vec out;
+      for (bool acc : {false, true}) {
+        Vec df = dst0, dr = dst0;
+        fast::copy_rows(df.data(), S, src.data(), S, R, W, acc);
+        ref::copy_rows(dr.data(), S, src.data(), S, R, W, acc);
+        BOOST_TEST(mismatches("copy_rows " + at, df, dr, 0.0f) == 0, at);
+        out.insert(out.end(), df.begin(), df.end());
+      }
+      Vec gf(R * W), gr(R * W), tf = table0, tr = table0;
+      fast::gather_rows(gf.data(), src.data(), offsets.data(), R, W);
+      ref::gather_rows(gr.data(), src.data(), offsets.data(), R, W);
+      BOOST_TEST(mismatches("gather_rows " + at, gf, gr, 0.0f) == 0, at);
+      fast::scatter_add_rows(tf.data(), dense.data(), table_rows.data(), R, W);
+      ref::scatter_add_rows(tr.data(), dense.data(), table_rows.data(), R, W);
+      BOOST_TEST(mismatches("scatter_add_rows " + at, tf, tr, 0.0f) == 0, at);
+      for (const Vec* v : {&gf, &tf}) out.insert(out.end(), v->begin(), v->end());
+      fast_out.push_back(out);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    for (size_t t = 1; t < fast_out.size(); ++t) BOOST_TEST((fast_out[t] == fast_out[0]), at << ", threads " << t + 1);
+  }
+}
+
+// The element-wise and reduction kernels that share large tensors among threads give the same
+// bits at 1, 2 and 3 threads: broadcasting forward and backward (each gradient element summed
+// by one thread, in the serial walk's order), sums over a dim both ways, and Adam's update.
+BOOST_AUTO_TEST_CASE(broadcast_sum_adam_same_bits_at_any_thread_count,
+                     *boost::unit_test::precondition(d2l_test::openmp_build)) {
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  const Broadcast shapes[] = {{{32, 1, 20, 512}, {32, 1, 1, 512}, {32, 1, 20, 512}},
+                              {{32, 20, 512}, {1, 20, 512}, {32, 20, 512}},
+                              {{33, 100, 91}, {33, 100, 91}, {33, 100, 91}}};
+  const int64_t sums[][3] = {{1, 300000, 1}, {7, 50000, 1}, {2, 3, 70000}, {256, 50, 200}, {1, 400, 3000}};
+  const int64_t n_adam = 276300;  // the NLI model's embedding table, 2763 x 100
+  std::vector<Vec> outs;
+  for (int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads);
+    gen().seed(7);
+    Vec out;
+    for (const Broadcast& bc : shapes) {
+      const Shape &o = bc.out, &sa = bc.a, &sb = bc.b;
+      const Vec a = uniform(numel(sa)), b = uniform(numel(sb), 0.5f, 2.0f), dy = uniform(numel(o));
+      for (Binary op : {Binary::add, Binary::mul, Binary::div}) {
+        Vec y(numel(o)), da(numel(sa), 0.25f), db(numel(sb), -0.5f);
+        fast::binary_forward(y.data(), a.data(), b.data(), bc, op);
+        fast::binary_backward(da.data(), db.data(), dy.data(), a.data(), b.data(), bc, op);
+        for (const Vec* v : {&y, &da, &db}) out.insert(out.end(), v->begin(), v->end());
+      }
+    }
+    for (const auto& s : sums) {
+      const int64_t outer = s[0], n = s[1], inner = s[2];
+      const Vec x = uniform(outer * n * inner), dy = uniform(outer * inner);
+      Vec y(outer * inner), dx(outer * n * inner, 1.0f);
+      fast::sum_forward(y.data(), x.data(), outer, n, inner, 0.5f);
+      fast::sum_backward(dx.data(), dy.data(), outer, n, inner, 0.5f);
+      out.insert(out.end(), y.begin(), y.end());
+      out.insert(out.end(), dx.begin(), dx.end());
+    }
+    Vec w = uniform(n_adam), m = uniform(n_adam), v = uniform(n_adam, 0.0f, 1.0f);
+    const Vec g = uniform(n_adam);
+    fast::adam_step(w.data(), m.data(), v.data(), g.data(), n_adam, 0.9f, 0.999f, 1e-8f, 0.01f, 0.001f, 0.03f);
+    for (const Vec* p : {&w, &m, &v}) out.insert(out.end(), p->begin(), p->end());
+    outs.push_back(out);
+  }
+  omp_set_num_threads(saved);
+  BOOST_TEST((outs[0] == outs[1]), "1 and 2 threads");
+  BOOST_TEST((outs[0] == outs[2]), "1 and 3 threads");
 #endif
 }
 

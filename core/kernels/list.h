@@ -4,6 +4,7 @@
 // a check in tests/test_core_kernel_tiers*.cpp whose mismatches() label starts with its
 // name (suite core_kernel_tiers_cover finds a kernel that has none).
 #pragma once
+#include "core/kernels/copy.h"
 #include "core/kernels/elementwise.h"
 #include "core/kernels/memory_efficient_attention.h"
 #include "core/kernels/gru.h"

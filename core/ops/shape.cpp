@@ -1,12 +1,15 @@
 // core/ops/shape.cpp — ops that move elements without arithmetic: reshape, permute,
 // concat, slice, repeat, gather. Tensors are always contiguous (no strided views), so each
 // op copies into a fresh row-major buffer; its backward adds every output gradient back to
-// the input element it was copied from. These copies have a single form, the same in both
-// tiers, so they are written here rather than behind the kernel seam (core/kernels/seam.h).
+// the input element it was copied from. The copies of whole rows (concat, slice, permute's
+// long runs, embedding) go through the seam's row kernels (core/kernels/copy.h), which the
+// fast tier shares among threads for large tensors; the rest are written out here.
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "core/autograd.h"
+#include "core/kernels/copy.h"
 #include "core/ops.h"
 #include "core/engine/small_vector.h"
 
@@ -135,6 +138,20 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   Tensor y = empty(out);
   const float* px = x.data();
   float* py = y.data();
+  // Runs of 64 floats and more (10.4's (num_steps, batch, vocab) -> (batch, num_steps,
+  // vocab)): each run's source offset listed once, and the copies and the backward's adds as
+  // row kernels. Shorter runs (transpose_qkv's head dims) keep the walk below: a list of
+  // offsets would be a quarter of their data.
+  if (run >= 64 && y.numel() > 0) {
+    std::vector<int64_t> offsets(static_cast<size_t>(y.numel() / run));
+    for_each_permuted_run(out, src_stride, outer_dims, [&](int64_t i, int64_t src) { offsets[i] = src; });
+    kernels::gather_rows(py, px, offsets.data(), static_cast<int64_t>(offsets.size()), run);
+    op.save_for_backward();  // the backward reads only the gradient
+    return op.finish(y, [run, offsets = std::move(offsets)](Node& node) {
+      if (float* dx = node.input_grad(0))
+        kernels::scatter_add_rows(dx, node.grad.get(), offsets.data(), static_cast<int64_t>(offsets.size()), run);
+    });
+  }
   if (y.numel() > 0)
     for_each_permuted_run(out, src_stride, outer_dims, [&](int64_t i, int64_t src) {
       for (int64_t j = 0; j < run; ++j) py[i * run + j] = px[src + j];  // a loop: runs are short
@@ -177,17 +194,16 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t dim) {
   }
   const int64_t outer = prod(s0, 0, d), row = prod(out, d, out.size());
   Tensor y = empty(out);
-  for (int64_t o = 0, col = 0; o < outer; ++o, col = 0)
-    for (size_t k = 0; k < xs.size(); col += width[k], ++k)
-      std::memcpy(y.data() + o * row + col, xs[k].data() + o * width[k], sizeof(float) * width[k]);
+  // Input k fills columns [col, col + width[k]) of every output row.
+  int64_t col = 0;
+  for (size_t k = 0; k < xs.size(); col += width[k], ++k)
+    kernels::copy_rows(y.data() + col, row, xs[k].data(), width[k], outer, width[k], false);
   op.save_for_backward();  // the backward reads only the gradient
   return op.finish(y, [outer, row, width = std::move(width)](Node& node) {
     const float* g = node.grad.get();
     int64_t col = 0;
     for (size_t k = 0; k < width.size(); col += width[k], ++k)
-      if (float* dx = node.input_grad(k))
-        for (int64_t o = 0; o < outer; ++o)
-          for (int64_t j = 0; j < width[k]; ++j) dx[o * width[k] + j] += g[o * row + col + j];
+      if (float* dx = node.input_grad(k)) kernels::copy_rows(dx, width[k], g + col, row, outer, width[k], true);
   });
 }
 
@@ -215,12 +231,11 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
   const int64_t outer = prod(x.shape(), 0, d), inner = prod(x.shape(), d + 1, x.shape().size());
   const int64_t in_row = n * inner, out_row = out[d] * inner, off = start * inner;
   Tensor y = empty(out);
-  for (int64_t o = 0; o < outer && out_row > 0; ++o)  // an empty slice has no buffer to copy into
-    std::memcpy(y.data() + o * out_row, x.data() + o * in_row + off, sizeof(float) * out_row);
+  if (out_row > 0)  // an empty slice has no buffer to copy into
+    kernels::copy_rows(y.data(), out_row, x.data() + off, in_row, outer, out_row, false);
   return op.finish(y, [outer, in_row, out_row, off](Node& node) {
-    if (float* dx = node.input_grad(0))
-      for (int64_t o = 0; o < outer; ++o)
-        for (int64_t j = 0; j < out_row; ++j) dx[o * in_row + off + j] += node.grad.get()[o * out_row + j];
+    if (float* dx = node.input_grad(0); dx && out_row > 0)
+      kernels::copy_rows(dx + off, in_row, node.grad.get(), out_row, outer, out_row, true);
   });
 }
 
@@ -320,18 +335,16 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
   OpCall op("embedding", {weight, indices});
   check(weight.ndim() == 2, "embedding", "weight must be (vocab_size, embed_size), got ", weight.shape());
   const int64_t V = weight.shape()[0], D = weight.shape()[1], m = indices.numel();
-  std::vector<int64_t> idx(static_cast<size_t>(m));
-  for (int64_t k = 0; k < m; ++k) idx[k] = checked_index(indices.data()[k], V, "embedding", weight.shape());
+  std::vector<int64_t> row(static_cast<size_t>(m));  // where each token's row starts in weight
+  for (int64_t k = 0; k < m; ++k) row[k] = checked_index(indices.data()[k], V, "embedding", weight.shape()) * D;
   Shape out = indices.shape();
   out.push_back(D);
   Tensor y = empty(out);
-  for (int64_t k = 0; k < m; ++k) std::memcpy(y.data() + k * D, weight.data() + idx[k] * D, sizeof(float) * D);
-  // Backward: dW[token] += g for every occurrence of the token (a scatter-add).
+  kernels::gather_rows(y.data(), weight.data(), row.data(), m, D);
+  // Backward: dW[token] += g for every occurrence of the token (a scatter-add, in order).
   op.save_for_backward();  // the backward reads only the gradient
-  return op.finish(y, [D, idx = std::move(idx)](Node& node) {
-    if (float* dw = node.input_grad(0))
-      for (size_t k = 0; k < idx.size(); ++k)
-        for (int64_t j = 0; j < D; ++j) dw[idx[k] * D + j] += node.grad.get()[k * D + j];
+  return op.finish(y, [D, m, row = std::move(row)](Node& node) {
+    if (float* dw = node.input_grad(0)) kernels::scatter_add_rows(dw, node.grad.get(), row.data(), m, D);
   });
 }
 

@@ -43,23 +43,21 @@ int64_t numel(const Shape& shape) {
   return n;
 }
 
-// Calls f(i, ia, ib) for every output element i, in order, with the flat indices of the
-// a and b elements it reads. An odometer over the outer dims; the last dim is the inner
-// loop, instantiated for the common stride pairs (1,1), (1,0), (0,1) so that it vectorises.
+// Calls f(i, ia, ib) for the output elements i of the dim-0 slabs [lo, hi) of `out` (slab i0:
+// the `slab` elements whose first index is i0; a rank-1 out is one slab of all of them), in
+// order, with the flat indices of the a and b elements each reads (sa, sb: broadcast_strides).
+// An odometer over the outer dims; the last dim is the inner loop, instantiated for the
+// common stride pairs (1,1), (1,0), (0,1) so that it vectorises.
 template <class F>
-void for_each_broadcast(const Shape& out, const Shape& as,
-                        const Shape& bs, F f) {
-  const int64_t n = numel(out);
-  if (n == 0) return;
-  if (out.empty()) { f(0, 0, 0); return; }
-  const auto sa = broadcast_strides(as, out), sb = broadcast_strides(bs, out);
+void walk_broadcast(const Shape& out, const Shape& sa, const Shape& sb, int64_t slab, int64_t lo, int64_t hi, F f) {
   const size_t nd = out.size();
   const int64_t inner = out[nd - 1], ia_step = sa[nd - 1], ib_step = sb[nd - 1];
   using One = std::integral_constant<int64_t, 1>;
   using Zero = std::integral_constant<int64_t, 0>;
   Shape idx(nd, 0);
-  int64_t ia = 0, ib = 0;
-  for (int64_t i = 0; i < n; i += inner) {
+  idx[0] = lo;
+  int64_t ia = lo * sa[0], ib = lo * sb[0];
+  for (int64_t i = lo * slab; i < hi * slab; i += inner) {
     auto row = [&](auto step_a, auto step_b) {
       for (int64_t j = 0; j < inner; ++j) f(i + j, ia + j * step_a, ib + j * step_b);
     };
@@ -76,6 +74,29 @@ void for_each_broadcast(const Shape& out, const Shape& as,
       ib -= sb[d] * out[d];
       idx[d] = 0;
     }
+  }
+}
+
+// Every output element in order, as walk_broadcast. `split` (0: a, 1: b, -1: neither)
+// names the input whose elements f may write (a gradient): large outputs are then shared
+// among the threads by dim-0 slabs only when that input is not broadcast along dim 0, so
+// that each of its elements is written by one slab's walk alone, its terms added in the
+// serial walk's order (the bits do not depend on the threads).
+template <class F>
+void for_each_broadcast(const Shape& out, const Shape& as, const Shape& bs, F f, int split = -1) {
+  const int64_t n = numel(out);
+  if (n == 0) return;
+  if (out.empty()) { f(0, 0, 0); return; }
+  const auto sa = broadcast_strides(as, out), sb = broadcast_strides(bs, out);
+  const int64_t slabs = out.size() > 1 ? out[0] : 1;
+  const bool own_slabs = split < 0 || (split == 0 ? sa[0] : sb[0]) != 0;
+  const int64_t slab = n / slabs;
+  if (n < kParallelMin || slabs < 2 || !own_slabs) return walk_broadcast(out, sa, sb, slab, 0, slabs, f);
+#pragma omp parallel
+  {
+    int64_t lo, hi;
+    team_share(slabs, &lo, &hi);
+    if (lo < hi) walk_broadcast(out, sa, sb, slab, lo, hi, f);
   }
 }
 
@@ -98,8 +119,9 @@ void binary_forward_t(float* y, const float* a, const float* b, const Broadcast&
 }
 
 // With broadcasting one input element feeds many outputs, so its gradient is the sum over
-// them: writing `da[ia] += ...` while walking the outputs sums them in the same loop
-// (serial, so every sum runs in a fixed order). One pass per input, each branch-free.
+// them: writing `da[ia] += ...` while walking the outputs sums them in the same loop, in the
+// walk's order (for_each_broadcast shares the walk among threads only where that order
+// stays). One pass per input, each branch-free.
 template <Binary K>
 void binary_backward_t(float* da, float* db, const float* g, const float* a, const float* b, const Broadcast& s) {
   auto grad_a = [&](int64_t i, int64_t ia, int64_t ib) {
@@ -118,8 +140,8 @@ void binary_backward_t(float* da, float* db, const float* g, const float* a, con
     if (da) parallel_for(n, n >= kParallelMin, [&](int64_t i) { grad_a(i, i, i); });
     if (db) parallel_for(n, n >= kParallelMin, [&](int64_t i) { grad_b(i, i, i); });
   } else {
-    if (da) for_each_broadcast(s.out, s.a, s.b, grad_a);
-    if (db) for_each_broadcast(s.out, s.a, s.b, grad_b);
+    if (da) for_each_broadcast(s.out, s.a, s.b, grad_a, 0);
+    if (db) for_each_broadcast(s.out, s.a, s.b, grad_b, 1);
   }
 }
 
