@@ -68,16 +68,7 @@ void direct_tile(int64_t K, const float* __restrict A, int64_t lda, const float*
     _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + nr - 1), _MM_HINT_T0);
   }
-  for (int64_t k = 0; k < K; ++k) {
-    __m512 b[NV];
-    for (int v = 0; v + 1 < NV; ++v) b[v] = _mm512_loadu_ps(B + k * ldb + 16 * v);
-    b[NV - 1] = _mm512_maskz_loadu_ps(last, B + k * ldb + 16 * (NV - 1));
-#pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
-      const __m512 a = _mm512_set1_ps(kTransA ? A[k * lda + i] : A[i * lda + k]);
-      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
-    }
-  }
+  fma_tile<MR, NV, kTransA, false>(K, A, lda, B, ldb, last, acc);
   // Every load of C before any store: a load that overlaps a masked store still in flight
   // waits for it (no forwarding from masked stores), see gemm_tiny.cpp.
   if (!overwrite) {

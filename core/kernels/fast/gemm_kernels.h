@@ -195,6 +195,32 @@ inline void pad_rows_kernel(int64_t K, const float* __restrict Apad, const float
 #endif
 
 #if defined(__AVX512F__)
+// The k loop of the unpacked tiles (gemm_direct.cpp's direct_tile, gemm_stream.cpp's
+// few_rows_tile), both operands read where they lie:
+//   acc[i][v] += X(i, k) * Y[k*ldy + 16 v + l]  for k = 0..K-1 in order (one fused multiply-add
+//   chain per element), lanes past `last` of the last vector read as 0.
+//   X(i, k) = kTransX ? X[k*ldx + i] : X[i*ldx + k]   (broadcast; i < MR)
+// kPrefetchX: when X is read k-major with a long stride (a run of MR floats per k, rows
+// thousands of floats apart: a stride the hardware prefetcher does not follow across pages),
+// ask for the run kAhead steps on. Always inlined, so that acc stays in registers.
+constexpr int64_t kAhead = 16;
+template <int MR, int NV, bool kTransX, bool kPrefetchX>
+__attribute__((always_inline)) inline void fma_tile(int64_t K, const float* __restrict X, int64_t ldx,
+                                                    const float* __restrict Y, int64_t ldy, __mmask16 last,
+                                                    __m512 (&acc)[MR][NV]) {
+  for (int64_t k = 0; k < K; ++k) {
+    if (kPrefetchX) _mm_prefetch(reinterpret_cast<const char*>(X + (k + kAhead) * ldx), _MM_HINT_T0);
+    __m512 b[NV];
+    for (int v = 0; v + 1 < NV; ++v) b[v] = _mm512_loadu_ps(Y + k * ldy + 16 * v);
+    b[NV - 1] = _mm512_maskz_loadu_ps(last, Y + k * ldy + 16 * (NV - 1));
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const __m512 a = _mm512_set1_ps(kTransX ? X[k * ldx + i] : X[i * ldx + k]);
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
+    }
+  }
+}
+
 // r[0..15] (16 rows of 16) transposed in registers: r[c] lane q = the old r[q] lane c.
 // Interleave pairs of rows (unpack), then pairs of pairs (64-bit unpack): u[4i + c] holds,
 // in its 128-bit block b, rows 4i..4i+3 at column 4b + c; a 4 x 4 transpose of those
