@@ -191,8 +191,33 @@ void gemm_direct(const Job& j) {
   const float* B = direct_b(j, &ldb);
   direct_block(j, B, ldb, 0, j.M, 0, j.N);
 }
+
+// A short sum above the fork size: a decoder step's weight gradient dW = dYᵀ X, K = the batch
+// of 32 rows, C = a 1536 x 512 GRU weight's gradient. Packing would copy both operands for
+// only K multiply-adds per element of C, and the packed path's threads meet at a barrier after
+// packing B (under OMP_WAIT_POLICY=PASSIVE the caller waits there for the worker to wake);
+// here both operands (K x M and K x N floats, at most 64 rows each) are read in place from L2
+// and the threads take fixed blocks of C's rows: one fork, no barrier inside, and thread p
+// updates the same rows of a gradient at every step, which may still be in its core's cache.
+bool use_short_sum(int64_t M, int64_t N, int64_t K) {
+  return double(M) * double(N) * double(K) >= kGemmParallelMin && K <= kShortSumMaxK && M > kFewRows &&
+         N > kSmallN;
+}
+
+void gemm_short_sum(const Job& j) {
+  int64_t ldb;
+  const float* B = direct_b(j, &ldb);  // op(B) as K rows: transposed by the caller, before the fork
+#pragma omp parallel
+  {
+    int64_t t0, t1;  // this thread's rows, in whole tiles of kDirectMR
+    team_share(ceil_div(j.M, kDirectMR), &t0, &t1);
+    direct_block(j, B, ldb, t0 * kDirectMR, std::min(j.M, t1 * kDirectMR), 0, j.N);
+  }
+}
 #else
 bool use_direct(int64_t, int64_t, int64_t) { return false; }
+bool use_short_sum(int64_t, int64_t, int64_t) { return false; }
+void gemm_short_sum(const Job&) {}  // never called: use_short_sum is false on this target
 void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out) {
   for (int64_t q = 0; q < rows; ++q)
     for (int64_t k = 0; k < cols; ++k) out[k * ld_out + q] = in[q * cols + k];

@@ -265,6 +265,11 @@ void gemm_tiny(const Job& j);
 void gemm_tiny_batch(const Job& j, int64_t batch);  // batch matrices after j's, one kernel lookup
 bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2 (gemm_direct.cpp)
 void gemm_direct(const Job& j);
+// Products with a short sum (K <= kShortSumMaxK) and more than kFewRows rows above the fork
+// size: gemm_direct's tiles, fixed blocks of rows per thread (gemm_direct.cpp).
+constexpr int64_t kShortSumMaxK = 64;
+bool use_short_sum(int64_t M, int64_t N, int64_t K);
+void gemm_short_sum(const Job& j);
 void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);  // gemm.h's transpose
 void narrow_blocks(const Job& j);  // gemm_narrow's AVX-512 kernel: N <= 2, columns of op(B) contiguous
 // Products with few rows (3..kFewRows) above the fork size: no packing, columns shared among
