@@ -197,8 +197,9 @@ void gemm_direct(const Job& j) {
 // only K multiply-adds per element of C, and the packed path's threads meet at a barrier after
 // packing B (under OMP_WAIT_POLICY=PASSIVE the caller waits there for the worker to wake);
 // here nothing is packed into panels (both operands, K x M and K x N floats with K <= 64, stay
-// in L2; see short_sum_b below for the one copy) and the threads take fixed blocks of C's rows: one fork, no barrier inside, and thread p
-// updates the same rows of a gradient at every step, which may still be in its core's cache.
+// in L2; see short_sum_b below for the one copy) and each thread takes its own block of C's
+// rows first (shared_blocks, parallel.h): one fork, no barrier inside, and thread p updates
+// the same rows of a gradient at every step, which may still be in its core's cache.
 bool use_short_sum(int64_t M, int64_t N, int64_t K) {
   return double(M) * double(N) * double(K) >= kGemmParallelMin && K <= kShortSumMaxK && M > kFewRows &&
          N > kSmallN;
@@ -243,12 +244,10 @@ void short_sum_rows(const Job& j, const float* B, int64_t ldb, int64_t i0, int64
 void gemm_short_sum(const Job& j) {
   int64_t ldb;
   const float* B = short_sum_b(j, &ldb);
-#pragma omp parallel
-  {
-    int64_t t0, t1;  // this thread's rows, in whole tiles of kDirectMR
-    team_share(ceil_div(j.M, kDirectMR), &t0, &t1);
+  // Rows in whole tiles of kDirectMR, each thread its own block first, 8 tiles a claim
+  shared_blocks(ceil_div(j.M, kDirectMR), 8, [&](int64_t t0, int64_t t1) {
     short_sum_rows(j, B, ldb, t0 * kDirectMR, std::min(j.M, t1 * kDirectMR));
-  }
+  });
 }
 #else
 bool use_direct(int64_t, int64_t, int64_t) { return false; }

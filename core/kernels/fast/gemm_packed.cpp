@@ -230,7 +230,9 @@ static void split_tasks(int64_t R, int64_t P, int64_t T, int64_t* ni, int64_t* n
 //   weight, the same at every call, so what it packed last step may still be in its cache)
 //   and all of op(A) (duplicated work, about 1 / (N / threads) of the multiply-adds): one
 //   fork and no barrier, where the shared packing below has the caller wait at the barrier
-//   after packing for a worker that OMP_WAIT_POLICY=PASSIVE has put to sleep.
+//   after packing for a worker that OMP_WAIT_POLICY=PASSIVE has put to sleep. (Blocks are
+//   fixed, so a thread preempted mid-block on a busy machine holds the others up until it
+//   finishes; only a block not yet begun is taken over.)
 // - Otherwise (few columns: the NLI model's 12800 x 200 x 100) the loops below.
 constexpr int64_t kMinPanels = 4;
 
@@ -244,13 +246,13 @@ void gemm_parallel(const Job& j) {
 #ifdef _OPENMP
   threads = omp_get_max_threads();
 #endif
-  if (ceil_div(j.N, kNR) >= kMinPanels * threads) {
-#pragma omp parallel
-    {
-      int64_t p0, p1;  // this thread's micro-panels of columns
-      team_share(ceil_div(j.N, kNR), &p0, &p1);
-      if (p1 > p0) serial_columns(j, p0 * kNR, std::min(j.N, p1 * kNR));
-    }
+  const int64_t panels = ceil_div(j.N, kNR);
+  if (panels >= kMinPanels * threads) {
+    // A claim is a thread's whole block (op(A) is packed once per claim), so another thread
+    // takes a block over only when its owner has not started it.
+    shared_blocks(panels, ceil_div(panels, threads), [&](int64_t p0, int64_t p1) {
+      serial_columns(j, p0 * kNR, std::min(j.N, p1 * kNR));
+    });
     return;
   }
   const int64_t NCb = column_block(j.N), Kg = slice_group(j.K, NCb);

@@ -114,20 +114,18 @@ void few_rows_block(const Job& j, const float* Q, int64_t ldq, int64_t q0, int64
   }
 }
 
-// One fork, no barrier inside: thread p takes a fixed block of C's columns (whole groups of 16,
-// so no two threads write one cache line), the same at every call, so the rows of a weight it
-// read at the last decoder step (half of a 1536 x 512 GRU weight is 1.5 MiB, about one core's
-// L2) are partly still in its cache. op(A)ᵀ is made before the fork, by the calling thread,
-// for all.
+// One fork, no barrier inside: thread p takes its own block of C's columns first (whole groups
+// of 16, so no two threads write one cache line), the same at every call, so the rows of a
+// weight it read at the last decoder step (half of a 1536 x 512 GRU weight is 1.5 MiB, about
+// one core's L2) are partly still in its cache; then it helps with the others' (shared_blocks).
+// A claim is up to 7 groups (112 columns, 8 tiles of 14). op(A)ᵀ is made before the fork, by
+// the calling thread, for all.
 void gemm_stream(const Job& j) {
   int64_t ldq;
   const float* Q = few_rows_q(j, &ldq);
-#pragma omp parallel
-  {
-    int64_t g0, g1;
-    team_share(ceil_div(j.N, 16), &g0, &g1);
+  shared_blocks(ceil_div(j.N, 16), 7, [&](int64_t g0, int64_t g1) {
     few_rows_block(j, Q, ldq, 16 * g0, std::min(j.N, 16 * g1));
-  }
+  });
 }
 #else
 bool use_stream(int64_t, int64_t, int64_t) { return false; }
