@@ -167,16 +167,18 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_direct_kernel_boundaries) {
   BOOST_TEST(compare(false, true, 3, 29, 33, 31, true, gen) == 0, "batch 3, 29 x 33 x 31");
 }
 
-// The products shared among threads without packing (gemm_stream.cpp), above the fork size:
-// few rows (M <= 64, computed as Cᵀ in tiles of 14 columns by 32 rows and stored back
+// The products shared among threads without packing, above the fork size: few rows
+// (gemm_stream.cpp: M <= 64, computed as Cᵀ in tiles of 14 columns by 32 rows and stored back
 // transposed) at the seed-size seq2seq shapes (a batch of 32 by a 512 x 1536 GRU weight, and
 // its gradient with K = 1536), row counts one past a vector or a 32-row panel, column counts
-// off a tile; and short sums (K <= 64) with many rows, as a decoder step's dW = dyᵀ x; then
-// just past each limit (M = 65, K = 65: the packed path).
+// off a tile; and short sums (gemm_direct.cpp's gemm_short_sum: K <= 64) with many rows, as a
+// decoder step's dW = dyᵀ x, row counts off a 14-row tile; then just past each limit (M = 65,
+// K = 65: the packed path).
 BOOST_AUTO_TEST_CASE(fast_matches_naive_on_stream_kernel_boundaries) {
   std::mt19937 gen(8);
   const Dims shapes[] = {{32, 1536, 512}, {32, 512, 1536}, {3, 2001, 700},  {17, 1000, 300}, {33, 1001, 129},
-                         {64, 703, 100},  {65, 700, 100},  {1536, 768, 32}, {2000, 211, 64}, {700, 1000, 65}};
+                         {64, 703, 100},  {65, 700, 100},  {1536, 768, 32}, {2000, 211, 64}, {700, 1000, 65},
+                         {1537, 512, 32}, {69, 3001, 21}};
   check_all_flags(shapes, 0, gen);
   // With a bias added as the tiles store C (nn.Linear's y = x Wᵀ + b): the same as adding it after.
   for (const Dims& d : {Dims{32, 1536, 768}, Dims{2000, 300, 40}}) {
@@ -286,7 +288,7 @@ BOOST_AUTO_TEST_CASE(batched_matches_naive) {
     }
 }
 
-// Each C element's summation order depends only on the sizes, so 1 and 2 threads agree bit
+// Each C element's summation order depends only on the sizes, so 1, 2 and 3 threads agree bit
 // for bit: results never depend on the thread count. The shapes are large enough to take
 // the parallel paths.
 BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::precondition(d2l_test::openmp_build)) {
@@ -295,17 +297,22 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
   const int saved = omp_get_max_threads();
   const auto g = gemm_blocking();
   const Dims shapes[] = {{300, 290, 2 * g.KC + 9}, {3, 2 * g.NC + 40, 300}, {g.MR * 5 + 1, 500, 100}, {640, 201, 32},
-                         {32, 32, 640},   {32, 1536, 512},         {37, 1001, 300},         {1536, 768, 32}};
+                         {32, 32, 640},   {32, 1536, 512},         {37, 1001, 300},         {1536, 768, 32},
+                         {1537, 512, 32}, {32, 517, 1536}};
   for (const Dims& d : shapes)
     for (int flags = 0; flags < 4; ++flags) {
       const bool ta = flags & 1, tb = flags & 2;
       const std::vector<float> A = random_vec(d.M * d.K, gen), B = random_vec(d.K * d.N, gen);
-      std::vector<float> C1(d.M * d.N), C2(d.M * d.N);
-      omp_set_num_threads(1);
-      d2l::fast::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C1.data(), false);
-      omp_set_num_threads(2);
-      d2l::fast::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C2.data(), false);
-      BOOST_TEST((C1 == C2), "gemm M=" << d.M << " N=" << d.N << " K=" << d.K << " ta=" << ta << " tb=" << tb);
+      std::vector<float> C[3];
+      for (int threads = 1; threads <= 3; ++threads) {  // 3: blocks of rows or columns that do not halve
+        omp_set_num_threads(threads);
+        C[threads - 1].assign(d.M * d.N, 0.0f);
+        d2l::fast::gemm(ta, tb, d.M, d.N, d.K, A.data(), B.data(), C[threads - 1].data(), false);
+      }
+      const std::string at = "M=" + std::to_string(d.M) + " N=" + std::to_string(d.N) + " K=" + std::to_string(d.K) +
+                             " ta=" + std::to_string(ta) + " tb=" + std::to_string(tb);
+      BOOST_TEST((C[0] == C[1]), "gemm 1 and 2 threads, " << at);
+      BOOST_TEST((C[0] == C[2]), "gemm 1 and 3 threads, " << at);
     }
   // Batched: the one-matrix-per-thread path, the split-each-matrix path, the tiny kernel's
   // batch loop (64 heads of 10 x 10 x 8, below the fork size) and, forked, one tiny matrix

@@ -1,7 +1,7 @@
 // core/kernels/fast/gemm.cpp — the fast GEMM's entry points: check the sizes, then pick a driver
 // from the shape alone (gemm_small.cpp for thin or small products, gemm_stream.cpp for few rows
-// or a short sum above the fork size, gemm_packed.cpp for the rest) and whether to share it
-// among threads.
+// and gemm_direct.cpp's gemm_short_sum for a short sum above the fork size, gemm_packed.cpp for
+// the rest) and whether to share it among threads.
 #include "core/kernels/fast/gemm.h"
 
 #include <algorithm>
@@ -73,8 +73,12 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const flo
     gemm_one_thread(Job{trans_a, trans_b, M, N, K, A, B, C, false, bias});
     return;
   }
-  if (!one_thread && use_stream(M, N, K)) {  // few rows or a short sum: no packing (gemm_stream.cpp)
+  if (!one_thread && use_stream(M, N, K)) {  // few rows: no packing (gemm_stream.cpp)
     gemm_stream(Job{trans_a, trans_b, M, N, K, A, B, C, accumulate, bias});
+    return;
+  }
+  if (!one_thread && use_short_sum(M, N, K)) {  // a short sum: no packing (gemm_direct.cpp)
+    gemm_short_sum(Job{trans_a, trans_b, M, N, K, A, B, C, accumulate, bias});
     return;
   }
   const Job j{trans_a, trans_b, M, N, K, A, B, C, accumulate};

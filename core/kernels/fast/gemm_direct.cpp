@@ -68,16 +68,7 @@ void direct_tile(int64_t K, const float* __restrict A, int64_t lda, const float*
     _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + nr - 1), _MM_HINT_T0);
   }
-  for (int64_t k = 0; k < K; ++k) {
-    __m512 b[NV];
-    for (int v = 0; v + 1 < NV; ++v) b[v] = _mm512_loadu_ps(B + k * ldb + 16 * v);
-    b[NV - 1] = _mm512_maskz_loadu_ps(last, B + k * ldb + 16 * (NV - 1));
-#pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
-      const __m512 a = _mm512_set1_ps(kTransA ? A[k * lda + i] : A[i * lda + k]);
-      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
-    }
-  }
+  fma_tile<MR, NV, kTransA, false>(K, A, lda, B, ldb, last, acc);
   // Every load of C before any store: a load that overlaps a masked store still in flight
   // waits for it (no forwarding from masked stores), see gemm_tiny.cpp.
   if (!overwrite) {
@@ -200,8 +191,68 @@ void gemm_direct(const Job& j) {
   const float* B = direct_b(j, &ldb);
   direct_block(j, B, ldb, 0, j.M, 0, j.N);
 }
+
+// A short sum above the fork size: a decoder step's weight gradient dW = dYᵀ X, K = the batch
+// of 32 rows, C = a 1536 x 512 GRU weight's gradient. Packing would copy both operands for
+// only K multiply-adds per element of C, and the packed path's threads meet at a barrier after
+// packing B (under OMP_WAIT_POLICY=PASSIVE the caller waits there for the worker to wake);
+// here nothing is packed into panels (both operands, K x M and K x N floats with K <= 64, stay
+// in L2; see short_sum_b below for the one copy) and each thread takes its own block of C's
+// rows first (shared_blocks, parallel.h): one fork, no barrier inside, and thread p updates
+// the same rows of a gradient at every step, which may still be in its core's cache.
+bool use_short_sum(int64_t M, int64_t N, int64_t K) {
+  return double(M) * double(N) * double(K) >= kGemmParallelMin && K <= kShortSumMaxK && M > kFewRows &&
+         N > kSmallN;
+}
+
+// Operands a power of two apart: the K rows of a (K, 1536) dYᵀ or a (K, 512) B are 6 or 2 KiB
+// apart, so a tile's 32 rows fall in two or four of the L1's 64 sets (12 ways each) and evict
+// each other (1536 x 512 x 32 ran at 66 GFLOP/s against the packed path's 77). So op(B) is copied once per
+// call (by the caller, before the fork: K x N floats, against K x N x M multiply-adds) with
+// rows one cache line longer than a multiple of 16 floats, and, when A is stored (K, M), each
+// tile's columns of A into a k-major block of 16 floats per k on the stack.
+namespace {
+thread_local std::vector<float> tl_short_b;  // grow-only
+const float* short_sum_b(const Job& j, int64_t* ldb) {
+  *ldb = ceil_div(j.N, 16) * 16 + 16;
+  std::vector<float>& Bc = tl_short_b;
+  if (Bc.size() < size_t(j.K * *ldb)) Bc.resize(size_t(j.K * *ldb));
+  if (j.trans_b)
+    transpose_blocks(j.N, j.K, j.B, Bc.data(), *ldb);
+  else
+    for (int64_t k = 0; k < j.K; ++k) std::copy(j.B + k * j.N, j.B + (k + 1) * j.N, Bc.data() + k * *ldb);
+  return Bc.data();
+}
+
+// Rows [i0, i1) of C, all its columns, op(B) as K rows of ldb floats.
+void short_sum_rows(const Job& j, const float* B, int64_t ldb, int64_t i0, int64_t i1) {
+  if (!j.trans_a) return direct_block(j, B, ldb, i0, i1, 0, j.N);  // A's rows: K floats each, contiguous
+  alignas(64) float at[kShortSumMaxK * 16];  // op(A)[r0 + i, k] at at[16 k + i]
+  const int64_t tiles = ceil_div(i1 - i0, kDirectMR), W = 16 * kDirectNV;
+  for (int64_t t = 0; t < tiles; ++t) {  // tile t: rows i0 + [t m / tiles, (t+1) m / tiles), as direct_block
+    const int64_t r0 = i0 + t * (i1 - i0) / tiles, mr = i0 + (t + 1) * (i1 - i0) / tiles - r0;
+    for (int64_t k = 0; k < j.K; ++k) std::copy(j.A + k * j.M + r0, j.A + k * j.M + r0 + mr, at + 16 * k);
+    for (int64_t q = 0; q < j.N; q += W) {
+      const int64_t nr = std::min(W, j.N - q);
+      direct_fn<true>(mr, nr)(j.K, at, 16, B + q, ldb, j.C + r0 * j.N + q, j.N, nr, !j.accumulate,
+                              j.bias ? j.bias + q : nullptr);
+    }
+  }
+}
+}  // namespace
+
+void gemm_short_sum(const Job& j) {
+  int64_t ldb;
+  const float* B = short_sum_b(j, &ldb);
+  // Rows in whole tiles of kDirectMR, each thread its own block first, 8 tiles a claim
+  shared_blocks(ceil_div(j.M, kDirectMR), 8, [&](int64_t t0, int64_t t1) {
+    short_sum_rows(j, B, ldb, t0 * kDirectMR, std::min(j.M, t1 * kDirectMR));
+  });
+}
 #else
 bool use_direct(int64_t, int64_t, int64_t) { return false; }
+bool use_short_sum(int64_t, int64_t, int64_t) { return false; }
+void gemm_short_sum(const Job&) {}  // never called: use_short_sum is false on this target
 void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out) {
   for (int64_t q = 0; q < rows; ++q)
     for (int64_t k = 0; k < cols; ++k) out[k * ld_out + q] = in[q * cols + k];

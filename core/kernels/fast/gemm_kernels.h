@@ -195,6 +195,38 @@ inline void pad_rows_kernel(int64_t K, const float* __restrict Apad, const float
 #endif
 
 #if defined(__AVX512F__)
+// The k loop of the unpacked tiles (gemm_direct.cpp's direct_tile, gemm_stream.cpp's
+// few_rows_tile), both operands read where they lie:
+//   acc[i][v] += X(i, k) * Y[k*ldy + 16 v + l]  for k = 0..K-1 in order (one fused multiply-add
+//   chain per element), lanes past `last` of the last vector read as 0.
+//   X(i, k) = kTransX ? X[k*ldx + i] : X[i*ldx + k]   (broadcast; i < MR)
+// kPrefetchX: when X is read k-major with a long stride (a run of MR floats per k, rows
+// thousands of floats apart: a stride the hardware prefetcher does not follow across pages),
+// ask for the run kAhead steps on: both of its ends, since 14 floats from an arbitrary column
+// straddle two cache lines more often than not (prefetching only the first line, 16 steps on,
+// ran a 32 x 512 x 1536 dX = dY W at 65 GFLOP/s on one thread; both lines, 8 on: 90-100; 4 or
+// 32 steps on: 80-88 and 66-76). Always inlined, so that acc stays in registers.
+constexpr int64_t kAhead = 8;
+template <int MR, int NV, bool kTransX, bool kPrefetchX>
+__attribute__((always_inline)) inline void fma_tile(int64_t K, const float* __restrict X, int64_t ldx,
+                                                    const float* __restrict Y, int64_t ldy, __mmask16 last,
+                                                    __m512 (&acc)[MR][NV]) {
+  for (int64_t k = 0; k < K; ++k) {
+    if (kPrefetchX) {  // the run's first and last float: it may straddle two cache lines
+      _mm_prefetch(reinterpret_cast<const char*>(X + (k + kAhead) * ldx), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(X + (k + kAhead) * ldx + MR - 1), _MM_HINT_T0);
+    }
+    __m512 b[NV];
+    for (int v = 0; v + 1 < NV; ++v) b[v] = _mm512_loadu_ps(Y + k * ldy + 16 * v);
+    b[NV - 1] = _mm512_maskz_loadu_ps(last, Y + k * ldy + 16 * (NV - 1));
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const __m512 a = _mm512_set1_ps(kTransX ? X[k * ldx + i] : X[i * ldx + k]);
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
+    }
+  }
+}
+
 // r[0..15] (16 rows of 16) transposed in registers: r[c] lane q = the old r[q] lane c.
 // Interleave pairs of rows (unpack), then pairs of pairs (64-bit unpack): u[4i + c] holds,
 // in its 128-bit block b, rows 4i..4i+3 at column 4b + c; a 4 x 4 transpose of those
@@ -239,6 +271,11 @@ void gemm_tiny(const Job& j);
 void gemm_tiny_batch(const Job& j, int64_t batch);  // batch matrices after j's, one kernel lookup
 bool use_direct(int64_t M, int64_t N, int64_t K);  // no packing: operands in L2 (gemm_direct.cpp)
 void gemm_direct(const Job& j);
+// Products with a short sum (K <= kShortSumMaxK) and more than kFewRows rows above the fork
+// size: gemm_direct's tiles, fixed blocks of rows per thread (gemm_direct.cpp).
+constexpr int64_t kShortSumMaxK = 64;
+bool use_short_sum(int64_t M, int64_t N, int64_t K);
+void gemm_short_sum(const Job& j);
 void transpose_blocks(int64_t rows, int64_t cols, const float* in, float* out, int64_t ld_out);  // gemm.h's transpose
 void narrow_blocks(const Job& j);  // gemm_narrow's AVX-512 kernel: N <= 2, columns of op(B) contiguous
 // Products with few rows (3..kFewRows) above the fork size: no packing, columns shared among

@@ -186,12 +186,14 @@ void pack_B_at(const Job& j, float* Bp, int64_t ncp, int64_t jc, int64_t nc, int
 // k-slices in ascending order, so the bits equal gemm_parallel's, which packs all of K first.
 // (Packing all of K first here would stream a K = 12800 product's 8 MiB packed B from
 // memory once per row block.)
-void gemm_serial(const Job& j) {
-  const int64_t NCb = column_block(j.N);
+// serial_columns: the same for columns [n0, n1) of C only (n0 a multiple of NR).
+namespace {
+void serial_columns(const Job& j, int64_t n0, int64_t n1) {
+  const int64_t NCb = column_block(n1 - n0);
   float* Bp = tl_packed_b.reserve(kKC * NCb);
   float* Ap = tl_packed_a.reserve(kKC * std::min(kMC, ceil_div(j.M, kMR) * kMR));
-  for (int64_t jc = 0; jc < j.N; jc += NCb) {
-    const int64_t nc = std::min(NCb, j.N - jc), P = ceil_div(nc, kNR);
+  for (int64_t jc = n0; jc < n1; jc += NCb) {
+    const int64_t nc = std::min(NCb, n1 - jc), P = ceil_div(nc, kNR);
     for (int64_t pc = 0; pc < j.K; pc += kKC) {
       const int64_t kc = std::min(kKC, j.K - pc);
       for (int64_t jp = 0; jp < P; ++jp)
@@ -204,6 +206,9 @@ void gemm_serial(const Job& j) {
     }
   }
 }
+}  // namespace
+
+void gemm_serial(const Job& j) { serial_columns(j, 0, j.N); }
 
 // How to cut the M x nc block of C (R = ceil(M/MR) micro-rows, P micro-panels) into ni x nj
 // tasks for T threads. Tall blocks: split rows into ni pieces, a multiple of T, each at most
@@ -218,12 +223,38 @@ static void split_tasks(int64_t R, int64_t P, int64_t T, int64_t* ni, int64_t* n
     *nj = std::min(P, ceil_div(T, *ni));
 }
 
+// Shared among threads, two ways (the bits are gemm_serial's either way):
+// - Enough columns for every thread (at least kMinPanels micro-panels each, as every product
+//   of the seed's seq2seq: N = 256 .. 5000): thread p runs gemm_serial's loops on a fixed
+//   block of C's columns. It packs only its own columns of op(B) (for x Wᵀ: its rows of the
+//   weight, the same at every call, so what it packed last step may still be in its cache)
+//   and all of op(A) (duplicated work, about 1 / (N / threads) of the multiply-adds): one
+//   fork and no barrier, where the shared packing below has the caller wait at the barrier
+//   after packing for a worker that OMP_WAIT_POLICY=PASSIVE has put to sleep. (Blocks are
+//   fixed, so a thread preempted mid-block on a busy machine holds the others up until it
+//   finishes; only a block not yet begun is taken over.)
+// - Otherwise (few columns: the NLI model's 12800 x 200 x 100) the loops below.
+constexpr int64_t kMinPanels = 4;
+
 // The same loops with the B packing and the tiles of C shared out among threads. Bp belongs to
 // the calling thread and is read by all; each thread packs its own A blocks into its own Ap.
 // The implicit barrier closing the packing `omp for` makes Bp complete before anyone reads it;
 // the barrier after the compute loop keeps it until everyone is done. Tasks are handed out
 // dynamically so that, if a neighbour's process preempts one thread, the other takes over.
 void gemm_parallel(const Job& j) {
+  int64_t threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  const int64_t panels = ceil_div(j.N, kNR);
+  if (panels >= kMinPanels * threads) {
+    // A claim is a thread's whole block (op(A) is packed once per claim), so another thread
+    // takes a block over only when its owner has not started it.
+    shared_blocks(panels, ceil_div(panels, threads), [&](int64_t p0, int64_t p1) {
+      serial_columns(j, p0 * kNR, std::min(j.N, p1 * kNR));
+    });
+    return;
+  }
   const int64_t NCb = column_block(j.N), Kg = slice_group(j.K, NCb);
   float* Bp = tl_packed_b.reserve(Kg * NCb);
 #pragma omp parallel

@@ -35,7 +35,6 @@ namespace detail {
 namespace {
 
 constexpr int64_t kFewRowsMaxK = 4096;  // op(A)ᵀ (K x 32 floats at most 512 KiB) stays in L2
-constexpr int64_t kAhead = 16;          // prefetch distance in k (few_rows_tile)
 
 // Cᵀ tile: MR columns of C from q0 by up to 16 NV rows from i0 (nr of them live).
 //   P = op(B)ᵀ from column q0: op(B)[k, q0 + q] = kTransP ? P[k*ldp + q] : P[q*ldp + k]
@@ -50,19 +49,8 @@ void few_rows_tile(int64_t K, const float* __restrict P, int64_t ldp, const floa
 #pragma GCC unroll 16
   for (int q = 0; q < MR; ++q)
     for (int v = 0; v < NV; ++v) acc[q][v] = _mm512_setzero_ps();
-  for (int64_t k = 0; k < K; ++k) {
-    // Stored (K, N), op(B)ᵀ's tile is a run of MR floats per k, rows N floats apart: a stride
-    // the hardware prefetcher does not follow across pages, so ask for the run kAhead steps on.
-    if (kTransP) _mm_prefetch(reinterpret_cast<const char*>(P + (k + kAhead) * ldp), _MM_HINT_T0);
-    __m512 b[NV];
-    for (int v = 0; v + 1 < NV; ++v) b[v] = _mm512_loadu_ps(Q + k * ldq + 16 * v);
-    b[NV - 1] = _mm512_maskz_loadu_ps(last, Q + k * ldq + 16 * (NV - 1));
-#pragma GCC unroll 16
-    for (int q = 0; q < MR; ++q) {
-      const __m512 a = _mm512_set1_ps(kTransP ? P[k * ldp + q] : P[q * ldp + k]);
-      for (int v = 0; v < NV; ++v) acc[q][v] = _mm512_fmadd_ps(a, b[v], acc[q][v]);
-    }
-  }
+  // Stored (K, N), op(B)ᵀ's tile is a run of MR floats per k, rows N floats apart: prefetched.
+  fma_tile<MR, NV, kTransP, kTransP>(K, P, ldp, Q, ldq, last, acc);
   const __m512 bv = bias ? _mm512_maskz_loadu_ps(cols, bias) : _mm512_setzero_ps();
   // Unrolled, so that acc[q][v] names registers: a loop indexing acc by a run-time v would put
   // acc in memory for the whole k loop above (that ran at a fifth of the speed).
@@ -126,17 +114,18 @@ void few_rows_block(const Job& j, const float* Q, int64_t ldq, int64_t q0, int64
   }
 }
 
-// One fork, no barrier inside: the threads take blocks of 112 columns (eight tiles, seven
-// cache lines of a row, so no two threads write one line) as they come, so that a thread the
-// scheduler woke late, or a neighbour's process preempted, leaves its blocks to the others.
-// op(A)ᵀ is made before the fork, by the calling thread, for all.
+// One fork, no barrier inside: thread p takes its own block of C's columns first (whole groups
+// of 16, so no two threads write one cache line), the same at every call, so the rows of a
+// weight it read at the last decoder step (half of a 1536 x 512 GRU weight is 1.5 MiB, about
+// one core's L2) are partly still in its cache; then it helps with the others' (shared_blocks).
+// A claim is up to 7 groups (112 columns, 8 tiles of 14). op(A)ᵀ is made before the fork, by
+// the calling thread, for all.
 void gemm_stream(const Job& j) {
-  constexpr int64_t kBlock = 8 * kMR;  // 112: a multiple of 16
   int64_t ldq;
   const float* Q = few_rows_q(j, &ldq);
-  const int64_t blocks = ceil_div(j.N, kBlock);
-#pragma omp parallel for schedule(dynamic)
-  for (int64_t c = 0; c < blocks; ++c) few_rows_block(j, Q, ldq, c * kBlock, std::min(j.N, (c + 1) * kBlock));
+  shared_blocks(ceil_div(j.N, 16), 7, [&](int64_t g0, int64_t g1) {
+    few_rows_block(j, Q, ldq, 16 * g0, std::min(j.N, 16 * g1));
+  });
 }
 #else
 bool use_stream(int64_t, int64_t, int64_t) { return false; }

@@ -8,7 +8,10 @@
 // (tools/bench/README.md, "Parallel thresholds"). The results never depend on them: every
 // kernel splits work by output and sums in a fixed order.
 #pragma once
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <vector>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -50,6 +53,42 @@ inline void team_share(int64_t n, int64_t* lo, int64_t* hi) {
 #endif
   *lo = p * n / T;
   *hi = (p + 1) * n / T;
+}
+
+// Runs body(c0, c1) over chunks [c0, c1) that together cover [0, n) once, shared by the threads
+// of a parallel region it opens. Thread p first takes its own block of items (team_share's: the
+// same at every call, so what it read last call may still be in its core's cache) from the
+// front, up to `step` items at a time; then it helps with what is left of the others' blocks.
+// On an idle machine every thread does exactly its own block; when the scheduler wakes one
+// late, or a neighbour's process preempts it, the others finish its block. (Only the split
+// changes, never an item's arithmetic.)
+struct alignas(64) BlockCursor {  // a line each: the owner's claims do not contend with others'
+  std::atomic<int64_t> next{0};
+  int64_t end = 0;
+};
+template <class F>
+inline void shared_blocks(int64_t n, int64_t step, F&& body) {
+  int T = 1;
+#ifdef _OPENMP
+  T = omp_get_max_threads();
+#endif
+  std::vector<BlockCursor> cursor(static_cast<size_t>(T));
+  for (int p = 0; p < T; ++p) {
+    cursor[p].next.store(p * n / T, std::memory_order_relaxed);
+    cursor[p].end = (p + 1) * n / T;
+  }
+#pragma omp parallel num_threads(T)
+  {
+    int p = 0;
+#ifdef _OPENMP
+    p = omp_get_thread_num();
+#endif
+    for (int v = 0; v < T; ++v) {  // its own block first, then the next threads' in turn
+      BlockCursor& c = cursor[static_cast<size_t>((p + v) % T)];
+      for (int64_t c0; (c0 = c.next.fetch_add(step, std::memory_order_relaxed)) < c.end;)
+        body(c0, std::min(c.end, c0 + step));
+    }
+  }
 }
 
 }  // namespace fast
