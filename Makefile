@@ -80,13 +80,25 @@ CHAPTER_NAMES := $(patsubst chapters/%.cpp,%,$(wildcard chapters/*.cpp))
 CHAPTERS  := $(CHAPTER_NAMES:%=$(BUILD)/chapters/%)
 CLI_TOOLS := $(PROG_NAMES:%=$(BUILD)/tools/%)
 # SUITES='core_* sec_*' builds and runs a test binary of those suites alone (the files
-# tests/test_<suite>.cpp, named after their suites), with the small programs of tools/programs/ that
-# core_debug runs, but no chapter programs: the sanitizer pass of .ci/run uses it. Empty
+# tests/test_<suite>.cpp, named after their suites), with the programs of tools/programs/
+# named in SUITE_PROGRAMS (default: all; core_debug runs autograd_demo, core_safetensors links
+# crossover's code), but no chapter programs: the sanitizer pass of .ci/run uses it. Empty
 # (the default): the whole suite.
 SUITES    ?=
+SUITE_PROGRAMS ?= $(PROG_NAMES)
+# The suites whose checks do not depend on the kernel tier: the pages (book), the browser
+# engine's panels (browser: its own build, always the reference tier), the command-line
+# and file edges (edges, nothing_lost, tools_checkpoint), the module printing, the scripts,
+# the data readers and figures (tools_*). A second tier's pass can leave them out:
+# TIER_FREE=skip (.ci/run's reference pass); `make test` runs them.
+TIER_FREE_SUITES := book browser edges module_print nothing_lost scripts tools_*
+TIER_FREE ?= run
+comma := ,
+TIER_FILTER := $(if $(filter skip,$(TIER_FREE)),'--run_test=!$(subst $() ,$(comma),$(strip $(TIER_FREE_SUITES)))')
 TEST_SRC  := $(if $(SUITES),tests/main.cpp $(sort $(wildcard $(SUITES:%=tests/test_%.cpp))),$(wildcard tests/*.cpp))
 TEST_OBJ  := $(TEST_SRC:%.cpp=$(OBJ)/%.o)
 TEST_BIN  := $(BUILD)/tests/run_tests$(if $(SUITES),_suites)
+TEST_PROG_OBJ := $(if $(SUITES),$(filter $(SUITE_PROGRAMS:%=$(OBJ)/tools/programs/%/%),$(PROG_PRIV_OBJ)),$(PROG_PRIV_OBJ))
 TEST_LOG  := $(BUILD)/test.log
 BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/bench/*.cpp))
 
@@ -144,7 +156,7 @@ $(foreach p,$(PROG_NAMES),$(eval $(call program_rule,$(p))))
 $(OBJ)/tests/%.o: CXXFLAGS += -DBOOST_TEST_DYN_LINK $(TEST_OPT)
 # A SUITES binary is relinked every time: its list of files may differ from the last one's.
 $(if $(SUITES),.PHONY: $(TEST_BIN))
-$(TEST_BIN): $(TEST_OBJ) $(PROG_PRIV_OBJ) $(LIB)
+$(TEST_BIN): $(TEST_OBJ) $(TEST_PROG_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lboost_unit_test_framework
@@ -154,9 +166,9 @@ $(TEST_BIN): $(TEST_OBJ) $(PROG_PRIV_OBJ) $(LIB)
 # closing "N passed, N failed[, N skipped]" line.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
 # (With emscripten, the whole suite's test of the pages' live panels needs the browser engine.)
-test: $(if $(SUITES),$(LIB) $(CLI_TOOLS),all browser) $(TEST_BIN)
-	@echo "[make] running $(TEST_BIN)$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
-	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TEST_ARGS) \
+test: $(if $(SUITES),$(LIB) $(SUITE_PROGRAMS:%=$(BUILD)/tools/%),all browser) $(TEST_BIN)
+	@echo "[make] running $(TEST_BIN)$(if $(TIER_FILTER), $(TIER_FILTER))$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
+	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TIER_FILTER) $(TEST_ARGS) \
 	    >$(TEST_LOG) 2>&1; rc=$$?; \
 	  grep -E '$(TEST_SHOWN)' $(TEST_LOG); \
 	  if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' $(TEST_LOG); then \
@@ -357,7 +369,8 @@ help:
 	@echo "targets:"
 	@echo "  make              the library, chapter programs (build/chapters/) and tools (build/tools/)"
 	@echo "  make test         build, run the suite; prints failures and 'N passed, N failed[, N skipped]'"
-	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax)"
+	@echo "                    (whole log: BUILD/test.log; one suite: TEST_ARGS=--run_test=core_softmax;"
+	@echo "                    TIER_FREE=skip leaves out the suites no kernel tier changes: $(TIER_FREE_SUITES))"
 	@echo "  make run          every chapter program (the 10.7 exercise programs in a short form); RUN_JOBS=N"
 	@echo "                    of the one-thread ones at a time [$(RUN_JOBS)]"
 	@echo "  make exercises    every exercise of the pages, each its own run (long: several train in full)"

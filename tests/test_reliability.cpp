@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,10 +64,17 @@ float train_step(d2l::Optimizer& trainer, F f) {
 
 // RLIMIT_FSIZE lowered for one scope, with SIGXFSZ ignored so that a write past the limit
 // fails with EFBIG instead of killing the process: a full disk that even root runs into.
+// The limit holds for the suite's own output too: when that goes to a file longer than the
+// limit (`make test` writes it to BUILD/test.log), a write inside the scope fails and sets
+// the stream's badbit, after which the stream drops everything, the log of every later test
+// included. So the streams are flushed before and their state cleared after.
 struct FileSizeLimit {
   rlimit old{};
   void (*old_handler)(int);
   explicit FileSizeLimit(rlim_t bytes) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
     getrlimit(RLIMIT_FSIZE, &old);
     old_handler = std::signal(SIGXFSZ, SIG_IGN);
     rlimit lower = old;
@@ -76,6 +84,10 @@ struct FileSizeLimit {
   ~FileSizeLimit() {
     setrlimit(RLIMIT_FSIZE, &old);
     std::signal(SIGXFSZ, old_handler);
+    std::cout.clear();
+    std::cerr.clear();
+    std::clearerr(stdout);
+    std::clearerr(stderr);
   }
 };
 
