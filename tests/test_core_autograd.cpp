@@ -283,11 +283,15 @@ BOOST_AUTO_TEST_CASE(profile_table_counts_calls) {
     f >> op;
     if (op == "matmul") {
       long calls = -1;
-      double fwd = -1, bwd = -1;
-      f >> calls >> fwd >> bwd;
+      double fwd = -1, fwd_cores = -1, bwd = -1, bwd_cores = -1;
+      f >> calls >> fwd >> fwd_cores >> bwd >> bwd_cores;
       BOOST_TEST(calls == 2);
       BOOST_TEST(fwd >= 0.0);
       BOOST_TEST(bwd >= 0.0);
+      // cores = CPU time / wall time: these 3 x 4 products run on the calling thread alone
+      // (far below any fork size), so at most one core (plus clock granularity) worked.
+      BOOST_TEST((fwd_cores >= 0.0 && fwd_cores <= 1.5), line);
+      BOOST_TEST((bwd_cores >= 0.0 && bwd_cores <= 1.5), line);
       found_matmul = true;
     }
     if (op == "tanh") {

@@ -11,6 +11,10 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <time.h>
 
 #include "core/nn/module.h"
 
@@ -30,6 +34,14 @@ int64_t now_ns() {
       .count();
 }
 double ms_since(int64_t t0) { return static_cast<double>(now_ns() - t0) * 1e-6; }
+// CPU time of the whole process: every thread's, so over an op it counts how many cores
+// worked. Under OMP_WAIT_POLICY=PASSIVE a thread waiting for work sleeps and adds nothing,
+// so the profile's "cores" column (CPU ms / wall ms) shows where the other cores waited.
+int64_t cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 
 // The SectionScope labels open on this thread, outermost first. Kept as pointers to the
 // literals, so recording a path is a vector copy; the text is joined only when printed.
@@ -46,7 +58,12 @@ std::string path_str(const SectionPath& path) {
 struct OpRow {
   int64_t calls = 0, backward_calls = 0;
   double forward_ms = 0, backward_ms = 0;
+  double forward_cpu_ms = 0, backward_cpu_ms = 0;  // process CPU time over the same spans
 };
+// The CPU clock at each running op's start, innermost last (ops nest: a composite op's OpCall
+// is alive while the ops it calls run). An op that threw before finishing leaves its entry,
+// dropped when an op begun before it finishes.
+thread_local std::vector<std::pair<const OpCall*, int64_t>> g_cpu_started;
 struct Profile {
   std::map<std::string, OpRow> ops;          // per op kind
   std::map<SectionPath, OpRow> layers;        // per exact section path (nesting added when printed)
@@ -222,15 +239,28 @@ void print_backward_step(const Node& y, const SectionPath* section, const InputG
 // --- the three functions the engine calls while a switch is on -------------------------------
 
 void op_started(OpCall& call) {
-  if (g_profile) call.started_ns = now_ns();
+  if (g_profile) {
+    g_cpu_started.emplace_back(&call, cpu_ns());
+    call.started_ns = now_ns();
+  }
 }
 
 void op_finished(OpCall& call, Node& y, BackwardFn& backward) {
   if (g_profile) {
     const double ms = ms_since(call.started_ns);
+    double cpu_ms = 0;
+    while (!g_cpu_started.empty()) {
+      const auto [started_call, started_cpu] = g_cpu_started.back();
+      g_cpu_started.pop_back();
+      if (started_call == &call) {
+        cpu_ms = static_cast<double>(cpu_ns() - started_cpu) * 1e-6;
+        break;
+      }
+    }
     OpRow& r = profile().ops[call.name()];
     ++r.calls;
     r.forward_ms += ms;
+    r.forward_cpu_ms += cpu_ms;
     OpRow& l = profile().layers[g_sections];
     ++l.calls;
     l.forward_ms += ms;
@@ -250,7 +280,7 @@ void run_node_backward(Node& y) {
   const bool trace = g_trace >= 2;
   std::unique_ptr<InputGrads> before;
   if (trace) before = std::make_unique<InputGrads>(y);
-  const int64_t t0 = g_profile ? now_ns() : 0;
+  const int64_t t0 = g_profile ? now_ns() : 0, c0 = g_profile ? cpu_ns() : 0;
   if (step) step->inner(y);
   else y.backward_fn(y);
   add_identity_grads(y);
@@ -259,6 +289,7 @@ void run_node_backward(Node& y) {
     OpRow& r = profile().ops[y.op];
     ++r.backward_calls;
     r.backward_ms += ms;
+    r.backward_cpu_ms += static_cast<double>(cpu_ns() - c0) * 1e-6;
     if (step) {  // only ops recorded while a switch was on know their layer
       OpRow& l = profile().layers[step->section];
       ++l.backward_calls;
@@ -343,15 +374,22 @@ void set_record_sections(bool on) { g_record_sections = on; update_hook(); }
 
 void print_profile() {
   Profile& p = profile();
-  std::fprintf(stderr, "%-22s %10s %12s %12s\n", "op", "calls", "forward ms", "backward ms");
-  double tf = 0, tb = 0;
+  // cores: CPU ms / wall ms, the cores busy on average while the op ran (see cpu_ns).
+  std::fprintf(stderr, "%-22s %10s %12s %6s %12s %6s\n", "op", "calls", "forward ms", "cores", "backward ms", "cores");
+  auto cores = [](double cpu, double wall) { return wall > 0 ? cpu / wall : 0.0; };
+  OpRow total;
   for (const auto& [op, r] : p.ops) {
-    std::fprintf(stderr, "%-22s %10lld %12.3f %12.3f\n", op.c_str(), static_cast<long long>(r.calls),
-                 r.forward_ms, r.backward_ms);
-    tf += r.forward_ms;
-    tb += r.backward_ms;
+    std::fprintf(stderr, "%-22s %10lld %12.3f %6.2f %12.3f %6.2f\n", op.c_str(), static_cast<long long>(r.calls),
+                 r.forward_ms, cores(r.forward_cpu_ms, r.forward_ms), r.backward_ms,
+                 cores(r.backward_cpu_ms, r.backward_ms));
+    total.forward_ms += r.forward_ms;
+    total.backward_ms += r.backward_ms;
+    total.forward_cpu_ms += r.forward_cpu_ms;
+    total.backward_cpu_ms += r.backward_cpu_ms;
   }
-  std::fprintf(stderr, "%-22s %10s %12.3f %12.3f\n", "total", "", tf, tb);
+  std::fprintf(stderr, "%-22s %10s %12.3f %6.2f %12.3f %6.2f\n", "total", "", total.forward_ms,
+               cores(total.forward_cpu_ms, total.forward_ms), total.backward_ms,
+               cores(total.backward_cpu_ms, total.backward_ms));
   if (!p.layers.empty()) {
     std::fprintf(stderr, "\n");
     print_layer_table();

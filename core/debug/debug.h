@@ -12,7 +12,9 @@
 //                         "[backward] mul: grad (2,) norm 1.41421 -> input 0 leaf (2,) norm 5, ..."
 //   D2L_PROFILE=1         adds each op's forward and backward time to a per-op table and a
 //                         per-layer table (by section path), and times the optimiser steps;
-//                         printed at exit (or by print_profile())
+//                         printed at exit (or by print_profile()). The op table's "cores"
+//                         columns: process CPU time / wall time, the cores busy on average
+//                         (under OMP_WAIT_POLICY=PASSIVE, where the other threads waited)
 //   D2L_CHECK_NUMERICS=1  stops at the first non-finite op output (and, for ops recorded
 //                         while it is on, at the first non-finite gradient in backward),
 //                         naming the op, its input shapes, the SectionScope it ran in and
