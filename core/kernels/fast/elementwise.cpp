@@ -92,11 +92,13 @@ void for_each_broadcast(const Shape& out, const Shape& as, const Shape& bs, F f,
   const bool own_slabs = split < 0 || (split == 0 ? sa[0] : sb[0]) != 0;
   const int64_t slab = n / slabs;
   if (n < kParallelMin || slabs < 2 || !own_slabs) return walk_broadcast(out, sa, sb, slab, 0, slabs, f);
+  TeamJoin join;
 #pragma omp parallel
   {
     int64_t lo, hi;
     team_share(slabs, &lo, &hi);
     if (lo < hi) walk_broadcast(out, sa, sb, slab, lo, hi, f);
+    join.arrive_and_spin(1);
   }
 }
 

@@ -95,6 +95,7 @@ void my_units(int64_t D, int64_t* u0, int64_t* u1) {
 void gru_forward_shared(float* H, float* gates, float* cand, const float* gi, const float* h0, const float* W,
                         const float* b, int64_t T, int64_t B, int64_t D, bool keep_all) {
   const int64_t G = 3 * D;
+  TeamJoin join;  // before each step's barrier (parallel.h)
 #pragma omp parallel
   {
     int64_t u0, u1;
@@ -114,6 +115,7 @@ void gru_forward_shared(float* H, float* gates, float* cand, const float* gi, co
         gru_gates_row(h + r * D + u0, gr, gr + D, gr + 2 * D, n + r * D + u0, xr, xr + D, xr + 2 * D,
                       hp + r * D + u0, u1 - u0);
       }
+      join.arrive_and_spin(t + 1);
 #pragma omp barrier
     }
   }
@@ -181,8 +183,10 @@ void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, co
   if (BD) std::memset(carry.get(), 0, sizeof(float) * BD);
   if (shared_steps(B, D)) {
     float* last = nullptr;  // where dh for h0 ends up
+    TeamJoin join;          // before each barrier (parallel.h)
 #pragma omp parallel
     {
+      int64_t meeting = 0;
       int64_t u0, u1;
       my_units(D, &u0, &u1);
       float *c = carry.get(), *nx = next.get();
@@ -200,6 +204,7 @@ void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, co
             gru_backward_row<false>(gr, gr + D, gr + 2 * D, nullptr, nullptr, nullptr, nx + o, c + o, dH + t * BD + o,
                                     cand + t * BD + o, hp + o, u1 - u0);
         }
+        join.arrive_and_spin(++meeting);
 #pragma omp barrier
         if (t == 0 && !dh0) break;
         const detail::Job j{false, false, B, D, G, g, W, nx, true};  // dh_prev += dgh W_hh
@@ -210,6 +215,7 @@ void gru_backward(float* dgi, float* dh0, float* dW, float* db, float* gates, co
       }
 #pragma omp single nowait
       last = c;
+      join.arrive_and_spin(++meeting);
     }
     if (dh0)
       for (int64_t i = 0; i < BD; ++i) dh0[i] += last[i];

@@ -38,9 +38,9 @@ template <bool kAccumulate>
 void dropout_apply(float* out, const float* in, int64_t n, uint64_t key, uint32_t threshold, float scale) {
   if (n < kParallelMin) return dropout_range<kAccumulate>(out, in, 0, n, key, threshold, scale);
   constexpr int64_t kBlock = 1 << 14;
-#pragma omp parallel for
-  for (int64_t lo = 0; lo < n; lo += kBlock)
-    dropout_range<kAccumulate>(out, in, lo, std::min(n, lo + kBlock), key, threshold, scale);
+  parallel_for(ceil_div(n, kBlock), true, [&](int64_t b) {
+    dropout_range<kAccumulate>(out, in, b * kBlock, std::min(n, (b + 1) * kBlock), key, threshold, scale);
+  });
 }
 
 }  // namespace

@@ -10,10 +10,14 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>  // _mm_pause
 #endif
 
 namespace d2l {
@@ -28,32 +32,37 @@ constexpr int64_t kGateParallelMin = 1 << 12;
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Runs body(i) for i in [0, n): shared among the OpenMP threads (a static schedule) when
-// `fork` is true, else as a plain loop on the calling thread. The test is made here rather
-// than in an if() clause on the pragma because a parallel region whose if() is false still
-// costs ~0.4 us in libgomp (it sets up a team of one): more than a small op's whole work.
-template <class F>
-inline void parallel_for(int64_t n, bool fork, F&& body) {
-  if (!fork) {
-    for (int64_t i = 0; i < n; ++i) body(i);
-    return;
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) body(i);
-}
-
-// Inside a parallel region: this thread's part [*lo, *hi) of n items cut in order into one
-// contiguous block per thread (thread p always gets the same block for the same n, so what it
-// read last call may still be in its cache). Outside one: all n.
-inline void team_share(int64_t n, int64_t* lo, int64_t* hi) {
-  int64_t p = 0, T = 1;
+// The join, before OpenMP's barrier: each thread of a team says it has finished its share,
+// then spins (bounded by kJoinSpin) until all have. Under OMP_WAIT_POLICY=PASSIVE a thread
+// that reaches OpenMP's barrier first goes to sleep at once, and waking it again costs tens of
+// microseconds; on the seed-sized seq2seq step (~500 regions) that was the calling thread's
+// wait at nearly every join. Spinning here, the threads reach the barrier together and nobody
+// sleeps; if the others are late (a busy machine took their core) the spin gives up and the
+// barrier sleeps as before. Correctness never rests on it: every thread still meets the barrier.
+constexpr std::chrono::microseconds kJoinSpin{60};
+class TeamJoin {
+ public:
+  // Thread calls this at the end of its share; `meeting` counts this team's joins from 1.
+  void arrive_and_spin(int64_t meeting) {
+    int T = 1;
 #ifdef _OPENMP
-  p = omp_get_thread_num();
-  T = omp_get_num_threads();
+    T = omp_get_num_threads();
 #endif
-  *lo = p * n / T;
-  *hi = (p + 1) * n / T;
-}
+    if (T == 1) return;
+    const int64_t target = meeting * T;
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 >= target) return;
+    const auto give_up = std::chrono::steady_clock::now() + kJoinSpin;
+    for (int i = 1; arrived_.load(std::memory_order_acquire) < target; ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+      _mm_pause();
+#endif
+      if (i % 32 == 0 && std::chrono::steady_clock::now() > give_up) return;
+    }
+  }
+
+ private:
+  alignas(64) std::atomic<int64_t> arrived_{0};
+};
 
 // Runs body(c0, c1) over chunks [c0, c1) that together cover [0, n) once, shared by the threads
 // of a parallel region it opens. Thread p first takes its own block of items (team_share's: the
@@ -77,6 +86,7 @@ inline void shared_blocks(int64_t n, int64_t step, F&& body) {
     cursor[p].next.store(p * n / T, std::memory_order_relaxed);
     cursor[p].end = (p + 1) * n / T;
   }
+  TeamJoin join;
 #pragma omp parallel num_threads(T)
   {
     int p = 0;
@@ -88,7 +98,42 @@ inline void shared_blocks(int64_t n, int64_t step, F&& body) {
       for (int64_t c0; (c0 = c.next.fetch_add(step, std::memory_order_relaxed)) < c.end;)
         body(c0, std::min(c.end, c0 + step));
     }
+    join.arrive_and_spin(1);
   }
+}
+
+// Runs body(i) for i in [0, n): shared among the OpenMP threads when `fork` is true, else as a
+// plain loop on the calling thread. Each thread takes its own contiguous block in quarters and
+// then helps finish the others' (shared_blocks), so a worker woken late does not hold up the
+// caller. The test is made here rather than in an if() clause on the pragma because a parallel
+// region whose if() is false still costs ~0.4 us in libgomp (it sets up a team of one): more
+// than a small op's whole work.
+template <class F>
+inline void parallel_for(int64_t n, bool fork, F&& body) {
+  if (!fork) {
+    for (int64_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  int T = 1;
+#ifdef _OPENMP
+  T = omp_get_max_threads();
+#endif
+  shared_blocks(n, std::max<int64_t>(1, ceil_div(n, 4 * int64_t(T))), [&](int64_t c0, int64_t c1) {
+    for (int64_t i = c0; i < c1; ++i) body(i);
+  });
+}
+
+// Inside a parallel region: this thread's part [*lo, *hi) of n items cut in order into one
+// contiguous block per thread (thread p always gets the same block for the same n, so what it
+// read last call may still be in its cache). Outside one: all n.
+inline void team_share(int64_t n, int64_t* lo, int64_t* hi) {
+  int64_t p = 0, T = 1;
+#ifdef _OPENMP
+  p = omp_get_thread_num();
+  T = omp_get_num_threads();
+#endif
+  *lo = p * n / T;
+  *hi = (p + 1) * n / T;
 }
 
 }  // namespace fast
