@@ -15,6 +15,8 @@
 //    epochs, as bahdanau_torch.py:
 //    bench=bahdanau threads=.. epochs=.. tokens_per_sec=<last epoch> median_tokens_per_sec=..
 // Then peak_rss_mb (getrusage, the figure /usr/bin/time -v reports).
+// 3. --interleave: part 1's step at 1 thread and at --threads (default 2) in turn, --reps pairs
+//    (bench_interleaved below), and nothing else.
 // Options: --threads N (default: OpenMP's), --reps N (default 5), --epochs N (default 5),
 // --seed N (the training run's, default 0), --no-large (skip part 1), --quick (2 reps, 2 epochs). Under load prefix
 // OMP_WAIT_POLICY=PASSIVE on both sides (tools/bench/README.md).
@@ -122,6 +124,49 @@ void bench_large(int reps) {
   std::fflush(stdout);
 }
 
+// --interleave: the same model's forward + backward steps at 1 thread and at `threads`, one
+// after the other, `reps` pairs (after one warm-up step each). On a shared machine whose
+// speed drifts from minute to minute (other tenants of the host), two runs a minute apart
+// can differ by 30%; a pair's two steps are a second apart, so the median of the pairs'
+// ratios compares the thread counts under the same conditions.
+//   bench=seq2seq_interleaved threads=T pairs=.. fwdbwd_ms_1=.. fwdbwd_ms_T=.. (medians)
+//         speedup=<median of the pairs' 1-thread / T-thread ratios> cores_T=<CPU / wall at T>
+void bench_interleaved(int reps, int threads) {
+  manual_seed(0);
+  Seq2SeqEncoder encoder(5000, 256, 512, 2);
+  Seq2SeqAttentionDecoder decoder(5000, 256, 512, 2, 0.1f);
+  EncoderDecoder net(encoder, decoder);
+  const Tensor src = random_ids(5000, {32, 20}), tgt = random_ids(5000, {32, 20});
+  auto step = [&] {
+    const DecoderState state = decoder.init_state(encoder(src), Tensor());
+    sum(decoder(tgt, state).first).backward();
+    net.zero_grad();
+  };
+  auto process_cpu_ms = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  };
+  for (int t : {1, threads}) bench::set_threads(t), step();  // warm-up at both counts
+  std::vector<double> one, many, ratio, cores;
+  for (int i = 0; i < reps; ++i) {
+    bench::set_threads(1);
+    double w0 = bench::wall_ms();
+    step();
+    one.push_back(bench::wall_ms() - w0);
+    bench::set_threads(threads);
+    w0 = bench::wall_ms();
+    const double c0 = process_cpu_ms();
+    step();
+    many.push_back(bench::wall_ms() - w0);
+    cores.push_back((process_cpu_ms() - c0) / many.back());
+    ratio.push_back(one.back() / many.back());
+  }
+  std::printf("bench=seq2seq_interleaved threads=%d pairs=%d fwdbwd_ms_1=%.2f fwdbwd_ms_%d=%.2f speedup=%.3f cores_%d=%.2f\n",
+              threads, reps, median(one), threads, median(many), median(ratio), threads, median(cores));
+  std::fflush(stdout);
+}
+
 void bench_bahdanau(int64_t epochs, uint64_t seed) {
   // The book's fra.txt from `make data`, else the shared copy beside the repository.
   const char* path = "data/fra-eng/fra.txt";
@@ -148,8 +193,9 @@ int main(int argc, char** argv) {
   int reps = 5, threads = 0;
   int64_t epochs = 5;
   uint64_t seed = 0;
-  bool large = true;
-  const char* usage = "usage: seq2seq [--threads N] [--reps N] [--epochs N] [--seed N] [--no-large] [--quick]\n";
+  bool large = true, interleave = false;
+  const char* usage =
+      "usage: seq2seq [--threads N] [--reps N] [--epochs N] [--seed N] [--no-large] [--quick] [--interleave]\n";
   try {  // numbers are range-checked (tools/d2l/cli/cli_args.h), never wrapped by atoi
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
@@ -160,6 +206,7 @@ int main(int argc, char** argv) {
       else if (a == "--seed" && has_value)
         seed = static_cast<uint64_t>(d2l::parse_int_option("seed", argv[++i], 0, std::numeric_limits<int64_t>::max()));
       else if (a == "--no-large") large = false;
+      else if (a == "--interleave") interleave = true;
       else if (a == "--quick") reps = 2, epochs = 2;
       else if (a == "--help" || a == "-h") return std::fputs(usage, stdout), 0;
       else throw d2l::UsageError("unknown argument '" + a + "'");
@@ -167,6 +214,10 @@ int main(int argc, char** argv) {
   } catch (const d2l::UsageError& e) {
     std::fprintf(stderr, "error: %s\n%s", e.what(), usage);
     return 2;
+  }
+  if (interleave) {  // part 1 only, 1 thread against --threads (default 2), step by step
+    bench_interleaved(reps, threads > 0 ? threads : 2);
+    return 0;
   }
   if (threads > 0) bench::set_threads(threads);
   if (large) bench_large(reps);
