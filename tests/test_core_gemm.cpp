@@ -191,6 +191,27 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_stream_kernel_boundaries) {
   }
 }
 
+// Long sums into a small result (gemm_long_sum.cpp: A stored (K, M), B (K, N), K >= 4096,
+// M > 64, N >= 16: a weight's gradient over a batch's tokens), cut into 16 parts added in
+// order: K a multiple of 16 and not, one below the limit (4095, the packed path), M and N at
+// their limits, accumulating or not (check_all_flags runs the other seven flag sets, which take
+// the other paths, on the same shapes); then gemm_batched on the same shape, which must give
+// each matrix exactly what gemm gives it alone.
+BOOST_AUTO_TEST_CASE(fast_matches_naive_on_long_sum_boundaries) {
+  std::mt19937 gen(9);
+  const Dims shapes[] = {{80, 33, 4096}, {65, 16, 4099}, {70, 40, 4095}, {64, 40, 5000}, {66, 15, 4500}};
+  check_all_flags(shapes, 0, gen);
+  const int64_t batch = 2, M = 70, N = 24, K = 4200;
+  const std::vector<float> A = random_vec(batch * K * M, gen), B = random_vec(batch * K * N, gen);
+  for (bool acc : {false, true}) {
+    std::vector<float> C1 = random_vec(batch * M * N, gen), C2 = C1;
+    d2l::fast::gemm_batched(true, false, batch, M, N, K, A.data(), B.data(), C1.data(), acc);
+    for (int64_t b = 0; b < batch; ++b)
+      d2l::fast::gemm(true, false, M, N, K, A.data() + b * K * M, B.data() + b * K * N, C2.data() + b * M * N, acc);
+    BOOST_TEST((C1 == C2), "gemm_batched vs gemm, long sum, acc=" << acc);
+  }
+}
+
 // The transpose behind the unpacked GEMM's B stored (N, K) and the GRU's W_hh (16 x 16
 // blocks through registers): every element moved exactly, the columns of out past `rows`
 // (the row stride's padding) untouched, sizes on both sides of the block edges.
@@ -298,7 +319,7 @@ BOOST_AUTO_TEST_CASE(bit_identical_across_thread_counts, *boost::unit_test::prec
   const auto g = gemm_blocking();
   const Dims shapes[] = {{300, 290, 2 * g.KC + 9}, {3, 2 * g.NC + 40, 300}, {g.MR * 5 + 1, 500, 100}, {640, 201, 32},
                          {32, 32, 640},   {32, 1536, 512},         {37, 1001, 300},         {1536, 768, 32},
-                         {1537, 512, 32}, {32, 517, 1536}};
+                         {1537, 512, 32}, {32, 517, 1536},        {70, 40, 8200}};  // the last: a long sum
   for (const Dims& d : shapes)
     for (int flags = 0; flags < 4; ++flags) {
       const bool ta = flags & 1, tb = flags & 2;

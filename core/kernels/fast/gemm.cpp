@@ -1,7 +1,8 @@
 // core/kernels/fast/gemm.cpp — the fast GEMM's entry points: check the sizes, then pick a driver
 // from the shape alone (gemm_small.cpp for thin or small products, gemm_stream.cpp for few rows
-// and gemm_direct.cpp's gemm_short_sum for a short sum above the fork size, gemm_packed.cpp for
-// the rest) and whether to share it among threads.
+// and gemm_direct.cpp's gemm_short_sum for a short sum above the fork size, gemm_long_sum.cpp for
+// a long sum into a small result, gemm_packed.cpp for the rest) and whether to share it among
+// threads.
 #include "core/kernels/fast/gemm.h"
 
 #include <algorithm>
@@ -65,6 +66,10 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const flo
     return;
   }
   if (!prepare("gemm", 1, M, N, K, C, accumulate)) return;
+  if (use_long_sum(Job{trans_a, trans_b, M, N, K, A, B, C, accumulate, bias})) {  // at any thread count
+    gemm_long_sum(Job{trans_a, trans_b, M, N, K, A, B, C, accumulate});
+    return;
+  }
   const bool one_thread =
       M <= kSmallM || (N <= kSmallN && !trans_a) || double(M) * double(N) * double(K) < kGemmParallelMin;
   // Some kernels add the bias as they store C (no second pass over C, which cost 10% of a
@@ -104,6 +109,10 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
   T = omp_get_max_threads();
 #endif
   auto job = [&](int64_t b) { return Job{trans_a, trans_b, M, N, K, A + b * M * K, B + b * K * N, C + b * M * N, accumulate}; };
+  if (use_long_sum(job(0))) {  // each matrix as gemm() computes it alone (gemm_long_sum.cpp)
+    for (int64_t b = 0; b < batch; ++b) gemm_long_sum(job(b));
+    return;
+  }
   // Few big matrices: split each one over the threads. Otherwise one matrix per thread at a
   // time (no synchronisation inside a matrix). Both give identical bits, see gemm.h.
   if (M > kSmallM && !(N <= kSmallN && !trans_a) && work >= kGemmParallelMin && batch < 4 * T) {

@@ -289,6 +289,11 @@ void gemm_stream(const Job& j);
 constexpr int64_t kFewRows = 64;
 const float* few_rows_q(const Job& j, int64_t* ldq);
 void few_rows_block(const Job& j, const float* Q, int64_t ldq, int64_t q0, int64_t q1);
+// Products with a long sum (K >= 4096) and a small result, A stored (K, M) and B (K, N): a
+// weight's gradient over a whole batch of tokens. The sum is cut into 16 parts in a fixed order,
+// computed apart and then added (gemm_long_sum.cpp).
+bool use_long_sum(const Job& j);
+void gemm_long_sum(const Job& j);
 #if defined(__AVX512F__)
 constexpr bool kNarrowBlocks = true;  // gemm_narrow runs narrow_blocks when trans_b or N == 1
 #else
