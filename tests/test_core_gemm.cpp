@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(fast_matches_naive_on_stream_kernel_boundaries) {
 }
 
 // Long sums into a small result (gemm_long_sum.cpp: A stored (K, M), B (K, N), K >= 4096,
-// M > 64, N >= 16: a weight's gradient over a batch's tokens), cut into 16 parts added in
+// M > 64, N >= 16, M N <= 2^18: a weight's gradient over a batch's tokens), cut into 16 parts added in
 // order: K a multiple of 16 and not, one below the limit (4095, the packed path), M and N at
 // their limits, accumulating or not (check_all_flags runs the other seven flag sets, which take
 // the other paths, on the same shapes); then gemm_batched on the same shape, which must give

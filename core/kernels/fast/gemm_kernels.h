@@ -289,7 +289,7 @@ void gemm_stream(const Job& j);
 constexpr int64_t kFewRows = 64;
 const float* few_rows_q(const Job& j, int64_t* ldq);
 void few_rows_block(const Job& j, const float* Q, int64_t ldq, int64_t q0, int64_t q1);
-// Products with a long sum (K >= 4096) and a small result, A stored (K, M) and B (K, N): a
+// Products with a long sum (K >= 4096) and a small result (M N <= 2^18), A stored (K, M) and B (K, N): a
 // weight's gradient over a whole batch of tokens. The sum is cut into 16 parts in a fixed order,
 // computed apart and then added (gemm_long_sum.cpp).
 bool use_long_sum(const Job& j);

@@ -27,12 +27,15 @@ namespace detail {
 
 namespace {
 constexpr int64_t kLongSumParts = 16;
-constexpr int64_t kLongSumMinK = 4096;  // 16 parts of 256 or more: each a whole KC slice
+// 16 parts of 256 or more: each a whole KC slice.
+constexpr int64_t kLongSumMinK = 4096;
+// The 16 buffers take at most 16 MiB; a bigger C has rows and columns enough to share out.
+constexpr int64_t kLongSumMaxMN = 1 << 18;
 }  // namespace
 
 bool use_long_sum(const Job& j) {
   return j.trans_a && !j.trans_b && !j.bias && j.K >= kLongSumMinK && j.M > kFewRows && j.N >= 16 &&
-         double(j.M) * double(j.N) * double(j.K) >= kGemmParallelMin;
+         j.M * j.N <= kLongSumMaxMN && double(j.M) * double(j.N) * double(j.K) >= kGemmParallelMin;
 }
 
 void gemm_long_sum(const Job& j) {
