@@ -166,17 +166,27 @@ $(TEST_BIN): $(TEST_OBJ) $(TEST_PROG_OBJ) $(LIB)
 # The suite (it runs the chapter programs and the heatmap tool, so they are built first).
 # The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
 # closing "N passed, N failed[, N skipped]" line.
+# TEST_SPLIT='core_gemm,sec_*' (a --run_test list) runs those suites in a second process at
+# the same time as the others, with its own log ($(TEST_LOG:.log=-split.log)) and closing
+# line: .ci/run's sanitizer pass, whose suites run mostly on one thread at the end of the
+# run, when the other passes have left the second core idle.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
 # (With emscripten, the whole suite's test of the pages' live panels needs the browser engine.)
 test: $(if $(SUITES),$(LIB) $(SUITE_PROGRAMS:%=$(BUILD)/tools/%),all browser) $(TEST_BIN)
 	@echo "[make] running $(TEST_BIN)$(if $(TIER_FILTER), $(TIER_FILTER))$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
-	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TIER_FILTER) $(TEST_ARGS) \
-	    >$(TEST_LOG) 2>&1; rc=$$?; \
-	  grep -E '$(TEST_SHOWN)' $(TEST_LOG); \
-	  if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' $(TEST_LOG); then \
-	    echo "run_tests ended without its summary line (exit status $$rc); the end of $(TEST_LOG):"; \
-	    tail -n 20 $(TEST_LOG); fi; \
-	  if [ $$rc -ne 0 ]; then echo "[make] details in $(TEST_LOG)"; fi; exit $$rc
+	@run() { log=$$1; shift; \
+	  D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TIER_FILTER) $(TEST_ARGS) \
+	    "$$@" >$$log 2>&1; rc=$$?; \
+	  grep -E '$(TEST_SHOWN)' $$log; \
+	  if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' $$log; then \
+	    echo "run_tests ended without its summary line (exit status $$rc); the end of $$log:"; \
+	    tail -n 20 $$log; fi; \
+	  if [ $$rc -ne 0 ]; then echo "[make] details in $$log"; fi; return $$rc; }; \
+	$(if $(TEST_SPLIT), \
+	  echo "[make] with '--run_test=$(TEST_SPLIT)' beside it (log: $(TEST_LOG:.log=-split.log))"; \
+	  run $(TEST_LOG:.log=-split.log) '--run_test=$(TEST_SPLIT)' & split=$$!; \
+	  run $(TEST_LOG) '--run_test=!$(TEST_SPLIT)'; rc=$$?; wait $$split || rc=1; exit $$rc, \
+	  run $(TEST_LOG))
 
 # The suite from a build without OpenMP (BUILD-serial/); thread-count tests report skipped.
 test-serial:
@@ -402,6 +412,7 @@ help:
 	@echo "  ARGS=...          options for run, run-NAME and book, e.g. ARGS=--quick"
 	@echo "  BOOK_OUT=DIR      where make book writes the pages [$(BOOK_OUT)]"
 	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
+	@echo "  TEST_SPLIT=LIST   run the suites of a --run_test LIST in a second process, beside the rest"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
 -include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/chapters/exercises/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)
