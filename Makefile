@@ -89,9 +89,10 @@ SUITE_PROGRAMS ?= $(PROG_NAMES)
 # The suites whose checks do not depend on the kernel tier: the pages (book), the browser
 # engine's panels (browser: its own build, always the reference tier), the command-line
 # and file edges (edges, nothing_lost, tools_checkpoint), the module printing, the scripts,
-# the data readers and figures (tools_*). A second tier's pass can leave them out:
-# TIER_FREE=skip (.ci/run's reference pass); `make test` runs them.
-TIER_FREE_SUITES := book browser edges module_print nothing_lost scripts tools_*
+# the data readers and figures (tools_*), and the kernel comparisons, which call both
+# tiers' kernels by name and never the seam (core_gemm, core_kernel_tiers*). A second tier's
+# pass can leave them out: TIER_FREE=skip (.ci/run's reference pass); `make test` runs them.
+TIER_FREE_SUITES := book browser edges module_print nothing_lost scripts tools_* core_gemm core_kernel_tiers*
 TIER_FREE ?= run
 comma := ,
 TIER_FILTER := $(if $(filter skip,$(TIER_FREE)),'--run_test=!$(subst $() ,$(comma),$(strip $(TIER_FREE_SUITES)))')
