@@ -89,9 +89,10 @@ SUITE_PROGRAMS ?= $(PROG_NAMES)
 # The suites whose checks do not depend on the kernel tier: the pages (book), the browser
 # engine's panels (browser: its own build, always the reference tier), the command-line
 # and file edges (edges, nothing_lost, tools_checkpoint), the module printing, the scripts,
-# the data readers and figures (tools_*). A second tier's pass can leave them out:
-# TIER_FREE=skip (.ci/run's reference pass); `make test` runs them.
-TIER_FREE_SUITES := book browser edges module_print nothing_lost scripts tools_*
+# the data readers and figures (tools_*), and the kernel comparisons, which call both
+# tiers' kernels by name and never the seam (core_gemm, core_kernel_tiers*). A second tier's
+# pass can leave them out: TIER_FREE=skip (.ci/run's reference pass); `make test` runs them.
+TIER_FREE_SUITES := book browser edges module_print nothing_lost scripts tools_* core_gemm core_kernel_tiers*
 TIER_FREE ?= run
 comma := ,
 TIER_FILTER := $(if $(filter skip,$(TIER_FREE)),'--run_test=!$(subst $() ,$(comma),$(strip $(TIER_FREE_SUITES)))')
@@ -125,6 +126,8 @@ $(BUILD)/obj/core/kernels/seam.o: core/kernels/seam.cpp
 # Adam's update takes a square root per element: without errno to set (no caller reads it),
 # GCC turns std::sqrt into one vector instruction, with the same correctly rounded result.
 $(OBJ)/core/kernels/fast/optim.o: CXXFLAGS += -fno-math-errno
+# KERNEL_OPT: the kernels' own optimisation, after CXXFLAGS's (`make asan` below).
+$(OBJ)/core/kernels/%.o $(BUILD)/obj/core/kernels/seam.o: CXXFLAGS += $(KERNEL_OPT)
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -164,17 +167,27 @@ $(TEST_BIN): $(TEST_OBJ) $(TEST_PROG_OBJ) $(LIB)
 # The suite (it runs the chapter programs and the heatmap tool, so they are built first).
 # The whole log goes to $(TEST_LOG); the terminal gets failed checks, skipped tests and the
 # closing "N passed, N failed[, N skipped]" line.
+# TEST_SPLIT='core_gemm,sec_*' (a --run_test list) runs those suites in a second process at
+# the same time as the others, with its own log ($(TEST_LOG:.log=-split.log)) and closing
+# line: .ci/run's sanitizer pass, whose suites run mostly on one thread at the end of the
+# run, when the other passes have left the second core idle.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
 # (With emscripten, the whole suite's test of the pages' live panels needs the browser engine.)
 test: $(if $(SUITES),$(LIB) $(SUITE_PROGRAMS:%=$(BUILD)/tools/%),all browser) $(TEST_BIN)
 	@echo "[make] running $(TEST_BIN)$(if $(TIER_FILTER), $(TIER_FILTER))$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
-	@D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TIER_FILTER) $(TEST_ARGS) \
-	    >$(TEST_LOG) 2>&1; rc=$$?; \
-	  grep -E '$(TEST_SHOWN)' $(TEST_LOG); \
-	  if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' $(TEST_LOG); then \
-	    echo "run_tests ended without its summary line (exit status $$rc); the end of $(TEST_LOG):"; \
-	    tail -n 20 $(TEST_LOG); fi; \
-	  if [ $$rc -ne 0 ]; then echo "[make] details in $(TEST_LOG)"; fi; exit $$rc
+	@run() { log=$$1; shift; \
+	  D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TIER_FILTER) $(TEST_ARGS) \
+	    "$$@" >$$log 2>&1; rc=$$?; \
+	  grep -E '$(TEST_SHOWN)' $$log; \
+	  if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' $$log; then \
+	    echo "run_tests ended without its summary line (exit status $$rc); the end of $$log:"; \
+	    tail -n 20 $$log; fi; \
+	  if [ $$rc -ne 0 ]; then echo "[make] details in $$log"; fi; return $$rc; }; \
+	$(if $(TEST_SPLIT), \
+	  echo "[make] with '--run_test=$(TEST_SPLIT)' beside it (log: $(TEST_LOG:.log=-split.log))"; \
+	  run $(TEST_LOG:.log=-split.log) '--run_test=$(TEST_SPLIT)' & split=$$!; \
+	  run $(TEST_LOG) '--run_test=!$(TEST_SPLIT)'; rc=$$?; wait $$split || rc=1; exit $$rc, \
+	  run $(TEST_LOG))
 
 # The suite from a build without OpenMP (BUILD-serial/); thread-count tests report skipped.
 test-serial:
@@ -183,12 +196,14 @@ test-serial:
 # Library, tests and chapters with AddressSanitizer + UBSan, then the suite under them. The
 # flags go through the environment so the child's `?=`/`+=` lines still add -std=c++17 etc.
 # -g1 (line tables) is enough for the reports' file:line stacks and compiles in about 60% of
-# -g's time; the test files compile at -O0 (under both sanitizers Boost.Test's macros take
-# five times longer at -O1), the library at -O1.
+# -g's time. Everything compiles at -O0 but the kernels, core/kernels/ (KERNEL_OPT=-O1), where
+# the suites spend their time: under both sanitizers the test files take five times longer
+# at -O1 (Boost.Test's macros) and the rest of the library twice as long, which would save
+# the suites under 10% of their run.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 asan:
-	CXXFLAGS="$(SAN) -O1 -g1" LDFLAGS="$(SAN)" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=$(BUILD)-asan TEST_OPT=-O0 test
+	CXXFLAGS="$(SAN) -O0 -g1" LDFLAGS="$(SAN)" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ASAN_OPTIONS=detect_leaks=1 $(MAKE) BUILD=$(BUILD)-asan TEST_OPT=-O0 KERNEL_OPT=-O1 test
 
 # libFuzzer targets tests/fuzz/fuzz_*.cpp (clang: tools/scripts/install_deps.sh --fuzz), each
 # run for FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/.
@@ -398,6 +413,7 @@ help:
 	@echo "  ARGS=...          options for run, run-NAME and book, e.g. ARGS=--quick"
 	@echo "  BOOK_OUT=DIR      where make book writes the pages [$(BOOK_OUT)]"
 	@echo "  TEST_ARGS=...     options for the suite's runner (Boost.Test)"
+	@echo "  TEST_SPLIT=LIST   run the suites of a --run_test LIST in a second process, beside the rest"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
 -include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/chapters/exercises/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)

@@ -288,6 +288,23 @@ inline std::pair<int, std::string> run_capture(const std::string& cmd) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// --- builds ----------------------------------------------------------------------------
+// True in a build with AddressSanitizer (`make asan`: GCC defines __SANITIZE_ADDRESS__, clang
+// answers __has_feature). There every load and store is checked, several times slower, so
+// the exhaustive sweeps compare a sample of their results (each test says which); every
+// other build compares them all.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // --- preconditions: *boost::unit_test::precondition(f) reports the test as skipped -------
 // Tests that compare results at 1 and 2 threads need OpenMP; an OMP=0 build skips them.
 inline boost::test_tools::assertion_result openmp_build(boost::unit_test::test_unit_id) {
