@@ -88,16 +88,23 @@ Tensor random_ids(int64_t vocab, const Shape& shape) {
   return t;
 }
 
-void bench_large(int reps) {
-  manual_seed(0);
-  Seq2SeqEncoder encoder(5000, 256, 512, 2);
-  Seq2SeqAttentionDecoder decoder(5000, 256, 512, 2, 0.1f);
-  EncoderDecoder net(encoder, decoder);
-  const Tensor src = random_ids(5000, {32, 20}), tgt = random_ids(5000, {32, 20});
-  auto forward = [&] {
+// The book's model at the seed's sizes (part 1) on one seeded batch of random ids.
+struct SeedModel {
+  Seq2SeqEncoder encoder{5000, 256, 512, 2};
+  Seq2SeqAttentionDecoder decoder{5000, 256, 512, 2, 0.1f};
+  EncoderDecoder net{encoder, decoder};
+  Tensor src = random_ids(5000, {32, 20}), tgt = random_ids(5000, {32, 20});
+  Tensor forward() {
     const DecoderState state = decoder.init_state(encoder(src), Tensor());
     return decoder(tgt, state).first;  // (32, 20, 5000)
-  };
+  }
+};
+
+void bench_large(int reps) {
+  manual_seed(0);
+  SeedModel m;
+  EncoderDecoder& net = m.net;
+  auto forward = [&] { return m.forward(); };
   const auto [fwd, fwd_cpu] = median_wall_cpu_ms(reps, [&] {
     NoGrad no_grad;
     forward();
@@ -133,14 +140,10 @@ void bench_large(int reps) {
 //         speedup=<median of the pairs' 1-thread / T-thread ratios> cores_T=<CPU / wall at T>
 void bench_interleaved(int reps, int threads) {
   manual_seed(0);
-  Seq2SeqEncoder encoder(5000, 256, 512, 2);
-  Seq2SeqAttentionDecoder decoder(5000, 256, 512, 2, 0.1f);
-  EncoderDecoder net(encoder, decoder);
-  const Tensor src = random_ids(5000, {32, 20}), tgt = random_ids(5000, {32, 20});
+  SeedModel m;
   auto step = [&] {
-    const DecoderState state = decoder.init_state(encoder(src), Tensor());
-    sum(decoder(tgt, state).first).backward();
-    net.zero_grad();
+    sum(m.forward()).backward();
+    m.net.zero_grad();
   };
   auto process_cpu_ms = [] {
     timespec ts{};
