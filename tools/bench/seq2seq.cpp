@@ -21,7 +21,6 @@
 // --seed N (the training run's, default 0), --no-large (skip part 1), --quick (2 reps, 2 epochs). Under load prefix
 // OMP_WAIT_POLICY=PASSIVE on both sides (tools/bench/README.md).
 #include <sys/resource.h>
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -65,18 +64,13 @@ double median(std::vector<double> v) {
 // the wall time would be on an idle machine (with more threads it sums them).
 template <class F>
 std::pair<double, double> median_wall_cpu_ms(int reps, F f) {
-  auto cpu_ms = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-  };
   f();
   std::vector<double> wall, cpu;
   for (int i = 0; i < reps; ++i) {
     const auto w0 = std::chrono::steady_clock::now();
-    const double c0 = cpu_ms();
+    const double c0 = bench::process_cpu_ms();
     f();
-    cpu.push_back(cpu_ms() - c0);
+    cpu.push_back(bench::process_cpu_ms() - c0);
     wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count());
   }
   return {median(wall), median(cpu)};
@@ -145,11 +139,6 @@ void bench_interleaved(int reps, int threads) {
     sum(m.forward()).backward();
     m.net.zero_grad();
   };
-  auto process_cpu_ms = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-  };
   for (int t : {1, threads}) bench::set_threads(t), step();  // warm-up at both counts
   std::vector<double> one, many, ratio, cores;
   for (int i = 0; i < reps; ++i) {
@@ -159,10 +148,10 @@ void bench_interleaved(int reps, int threads) {
     one.push_back(bench::wall_ms() - w0);
     bench::set_threads(threads);
     w0 = bench::wall_ms();
-    const double c0 = process_cpu_ms();
+    const double c0 = bench::process_cpu_ms();
     step();
     many.push_back(bench::wall_ms() - w0);
-    cores.push_back((process_cpu_ms() - c0) / many.back());
+    cores.push_back((bench::process_cpu_ms() - c0) / many.back());
     ratio.push_back(one.back() / many.back());
   }
   std::printf("bench=seq2seq_interleaved threads=%d pairs=%d fwdbwd_ms_1=%.2f fwdbwd_ms_%d=%.2f speedup=%.3f cores_%d=%.2f\n",

@@ -66,7 +66,7 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const flo
     return;
   }
   if (!prepare("gemm", 1, M, N, K, C, accumulate)) return;
-  if (use_long_sum(Job{trans_a, trans_b, M, N, K, A, B, C, accumulate, bias})) {  // at any thread count
+  if (!bias && use_long_sum(trans_a, trans_b, M, N, K)) {  // at any thread count
     gemm_long_sum(Job{trans_a, trans_b, M, N, K, A, B, C, accumulate});
     return;
   }
@@ -109,7 +109,7 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
   T = omp_get_max_threads();
 #endif
   auto job = [&](int64_t b) { return Job{trans_a, trans_b, M, N, K, A + b * M * K, B + b * K * N, C + b * M * N, accumulate}; };
-  if (use_long_sum(job(0))) {  // each matrix as gemm() computes it alone (gemm_long_sum.cpp)
+  if (use_long_sum(trans_a, trans_b, M, N, K)) {  // each matrix as gemm() computes it alone (gemm_long_sum.cpp)
     for (int64_t b = 0; b < batch; ++b) gemm_long_sum(job(b));
     return;
   }

@@ -292,7 +292,7 @@ void few_rows_block(const Job& j, const float* Q, int64_t ldq, int64_t q0, int64
 // Products with a long sum (K >= 4096) and a small result (M N <= 2^18), A stored (K, M) and B (K, N): a
 // weight's gradient over a whole batch of tokens. The sum is cut into 16 parts in a fixed order,
 // computed apart and then added (gemm_long_sum.cpp).
-bool use_long_sum(const Job& j);
+bool use_long_sum(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K);
 void gemm_long_sum(const Job& j);
 #if defined(__AVX512F__)
 constexpr bool kNarrowBlocks = true;  // gemm_narrow runs narrow_blocks when trans_b or N == 1

@@ -33,9 +33,9 @@ constexpr int64_t kLongSumMinK = 4096;
 constexpr int64_t kLongSumMaxMN = 1 << 18;
 }  // namespace
 
-bool use_long_sum(const Job& j) {
-  return j.trans_a && !j.trans_b && !j.bias && j.K >= kLongSumMinK && j.M > kFewRows && j.N >= 16 &&
-         j.M * j.N <= kLongSumMaxMN && double(j.M) * double(j.N) * double(j.K) >= kGemmParallelMin;
+bool use_long_sum(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K) {
+  return trans_a && !trans_b && K >= kLongSumMinK && M > kFewRows && N >= 16 && M * N <= kLongSumMaxMN &&
+         double(M) * double(N) * double(K) >= kGemmParallelMin;
 }
 
 void gemm_long_sum(const Job& j) {
