@@ -132,14 +132,18 @@ BOOST_AUTO_TEST_CASE(gradcheck_encoder_decoder_loss) {
 }
 
 BOOST_AUTO_TEST_CASE(short_training_run_loss_falls) {
+  // 20 epochs; under AddressSanitizer (d2l_test::kSanitized) the first 10 of the same run,
+  // which already take the loss below the same bound (about 0.47 of epoch 1's there, 0.33
+  // after 20), through the same training code; other builds train all 20.
+  const int64_t epochs = d2l_test::kSanitized ? 10 : 20;
   d2l::manual_seed(4);
   BookModel m(200);
-  const d2l::TrainSeq2SeqResult r = m.train(20);
-  BOOST_REQUIRE(r.epoch_loss.size() == 20u);
-  BOOST_TEST_MESSAGE("loss epoch 1 " << r.epoch_loss.front() << ", epoch 20 " << r.epoch_loss.back());
+  const d2l::TrainSeq2SeqResult r = m.train(epochs);
+  BOOST_REQUIRE(r.epoch_loss.size() == size_t(epochs));
+  BOOST_TEST_MESSAGE("loss epoch 1 " << r.epoch_loss.front() << ", epoch " << epochs << " " << r.epoch_loss.back());
   BOOST_TEST(r.epoch_loss.front() > 0.3);  // ~ log(vocab) / 2 per token at the start
   BOOST_TEST(r.epoch_loss.back() < 0.6 * r.epoch_loss.front());
-  BOOST_TEST(r.curve.size() == 2u);
+  BOOST_TEST(r.curve.size() == size_t(epochs / 10));  // a point every 10 epochs
   BOOST_TEST(r.tokens_per_sec > 0);
   BOOST_TEST(r.loss == r.epoch_loss.back());
 }
