@@ -100,6 +100,18 @@ TEST_SRC  := $(if $(SUITES),tests/main.cpp $(sort $(wildcard $(SUITES:%=tests/te
 TEST_OBJ  := $(TEST_SRC:%.cpp=$(OBJ)/%.o)
 TEST_BIN  := $(BUILD)/tests/run_tests$(if $(SUITES),_suites)
 TEST_PROG_OBJ := $(if $(SUITES),$(filter $(SUITE_PROGRAMS:%=$(OBJ)/tools/programs/%/%),$(PROG_PRIV_OBJ)),$(PROG_PRIV_OBJ))
+# `make SUITES=... test` (alone: no chapter program links the library then) compiles and
+# archives only the library files those test files and programs can use: the ones
+# tools/scripts/suite_sources.sh reaches through their #includes (the sanitizer pass skips
+# the figures' and training loops' files no core or layer suite calls).
+ifneq ($(and $(SUITES),$(filter test,$(MAKECMDGOALS))),)
+ifeq ($(filter-out test,$(MAKECMDGOALS)),)
+  LIB_SRC := $(shell bash tools/scripts/suite_sources.sh $(TEST_SRC) $(TEST_PROG_OBJ:$(OBJ)/%.o=%.cpp) \
+               $(SUITE_PROGRAMS:%=tools/programs/%/main.cpp) -- $(LIB_SRC))
+  $(if $(filter core/kernels/seam.cpp,$(LIB_SRC)),,$(error tools/scripts/suite_sources.sh found no library files for SUITES='$(SUITES)'))
+  LIB_OBJ := $(patsubst %.cpp,$(OBJ)/%.o,$(filter-out core/kernels/seam.cpp,$(LIB_SRC))) $(BUILD)/obj/core/kernels/seam.o
+endif
+endif
 TEST_LOG  := $(BUILD)/test.log
 BENCH_BIN := $(patsubst tools/bench/%.cpp,$(BUILD)/bench/%,$(wildcard tools/bench/*.cpp))
 
@@ -129,11 +141,15 @@ $(OBJ)/core/kernels/fast/optim.o: CXXFLAGS += -fno-math-errno
 # KERNEL_OPT: the kernels' own optimisation, after CXXFLAGS's (`make asan` below).
 $(OBJ)/core/kernels/%.o $(BUILD)/obj/core/kernels/seam.o: CXXFLAGS += $(KERNEL_OPT)
 
-$(LIB): $(LIB_OBJ)
+# The archive is made again when its list of members changes (a SUITES build's is shorter),
+# not only when a member is newer: $(LIB:.a=.members) is rewritten only then.
+$(LIB): $(LIB_OBJ) $(LIB:.a=.members)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	$(call say,AR,$@)
-	$(Q)ar rcs $@ $^
+	$(Q)ar rcs $@ $(LIB_OBJ)
+$(LIB:.a=.members): FORCE
+	@mkdir -p $(dir $@); printf '%s\n' $(LIB_OBJ) >$@.new; cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
 # A section's program links its exercises, chapters/exercises/<name>.cpp, when it has them
 # (tools/d2l/cli/exercises.h: the file registers them at start-up, so it is linked as an

@@ -515,6 +515,11 @@ BOOST_AUTO_TEST_CASE(gru_same_bits_at_any_thread_count, *boost::unit_test::preco
 // tier does at any thread count. Strided rows (concat's and slice's), gathered rows, and
 // rows added back at repeated offsets (the embedding's backward: token t seen twice);
 // small sizes and sizes above the thread threshold (15.5's embedding of 256 x 50 tokens).
+// Under AddressSanitizer (d2l_test::kSanitized, .ci/run's sanitizer pass) the two large
+// cases shrink to just above the fork size kParallelMin (2^18 elements) with the same
+// widths: still shared among threads, scatter_add_rows still cutting 100 columns into two
+// blocks of 50 and 5000 into 79 of 64 with a short last one; every other build runs the
+// full sizes.
 BOOST_AUTO_TEST_CASE(row_copies_exact_at_any_thread_count) {
   struct Rows {
     int64_t rows, width, stride;
@@ -522,8 +527,9 @@ BOOST_AUTO_TEST_CASE(row_copies_exact_at_any_thread_count) {
 #ifdef _OPENMP
   const int saved = omp_get_max_threads();
 #endif
-  for (const Rows& c : {Rows{0, 5, 7}, Rows{3, 0, 2}, Rows{1, 1, 1}, Rows{7, 5, 12}, Rows{12800, 100, 200},
-                        Rows{640, 5000, 5000}}) {
+  const int64_t many = d2l_test::kSanitized ? 2700 : 12800, wide = d2l_test::kSanitized ? 53 : 640;
+  for (const Rows& c : {Rows{0, 5, 7}, Rows{3, 0, 2}, Rows{1, 1, 1}, Rows{7, 5, 12}, Rows{many, 100, 200},
+                        Rows{wide, 5000, 5000}}) {
     const int64_t R = c.rows, W = c.width, S = c.stride, vocab = 97;
     const Vec src = uniform(R * S + W), dst0 = uniform(R * S + W), dense = uniform(R * W);
     std::vector<int64_t> offsets(R), table_rows(R);
@@ -568,6 +574,10 @@ BOOST_AUTO_TEST_CASE(row_copies_exact_at_any_thread_count) {
 // The element-wise and reduction kernels that share large tensors among threads give the same
 // bits at 1, 2 and 3 threads: broadcasting forward and backward (each gradient element summed
 // by one thread, in the serial walk's order), sums over a dim both ways, and Adam's update.
+// Under AddressSanitizer (d2l_test::kSanitized) the two largest sums shrink to just above the
+// fork size (2^18 elements) with the same inner sizes, so each still forks over the same
+// kinds of tasks (27 outputs of 200 columns; 3000 columns in three blocks of up to 1024);
+// every other build runs the full sizes.
 BOOST_AUTO_TEST_CASE(broadcast_sum_adam_same_bits_at_any_thread_count,
                      *boost::unit_test::precondition(d2l_test::openmp_build)) {
 #ifdef _OPENMP
@@ -575,7 +585,8 @@ BOOST_AUTO_TEST_CASE(broadcast_sum_adam_same_bits_at_any_thread_count,
   const Broadcast shapes[] = {{{32, 1, 20, 512}, {32, 1, 1, 512}, {32, 1, 20, 512}},
                               {{32, 20, 512}, {1, 20, 512}, {32, 20, 512}},
                               {{33, 100, 91}, {33, 100, 91}, {33, 100, 91}}};
-  const int64_t sums[][3] = {{1, 300000, 1}, {7, 50000, 1}, {2, 3, 70000}, {256, 50, 200}, {1, 400, 3000}};
+  const int64_t outer = d2l_test::kSanitized ? 27 : 256, rows = d2l_test::kSanitized ? 100 : 400;
+  const int64_t sums[][3] = {{1, 300000, 1}, {7, 50000, 1}, {2, 3, 70000}, {outer, 50, 200}, {1, rows, 3000}};
   const int64_t n_adam = 276300;  // the NLI model's embedding table, 2763 x 100
   std::vector<Vec> outs;
   for (int threads : {1, 2, 3}) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/kernels/list.h"  // tier_name
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/bahdanau_attention.h"
@@ -86,6 +87,28 @@ struct ProgramRun {
                         p << " missing or not a readable image");
   }
 };
+
+// The bundled NLI set's header and first `train` / `test` pairs, in a folder for --data, with
+// the bundled word vectors that --quick's runs start from.
+struct NliSubset {
+  d2l_test::TempDir data{"nli_subset"};
+  NliSubset(size_t train, size_t test) {
+    keep("train.tsv", train);
+    keep("test.tsv", test);
+  }
+  void keep(const std::string& name, size_t n) const {
+    std::istringstream in(d2l_test::read_file("chapters/data/snli-small/" + name));
+    std::string kept, line;
+    for (size_t i = 0; i <= n && std::getline(in, line); ++i) kept += line + "\n";
+    d2l_test::write_file(data.path / name, kept);
+  }
+  std::string args() const {
+    return "--data " + data.path.string() + " --embeddings chapters/data/snli-small/vectors.txt";
+  }
+};
+
+// The reference tier (FAST=0, the plain loops: several times slower than the fast tier).
+bool reference_tier() { return std::string(d2l::kernels::tier_name()) == "reference"; }
 
 // The 10.4 exercise table's row: epoch-1 loss, final loss, eval loss, bleu-4, bleu-100, tokens/sec.
 struct Row {
@@ -219,11 +242,28 @@ BOOST_AUTO_TEST_CASE(additive_scoring_in_multihead_attention) {
 // tiers, and a third of the epochs keeps these five runs short on the reference tier.
 const std::string kBahdanauEpochs = "--epochs 3";
 
+// Most of the 10.4, 10.5 and 10.7 runs below train on the bundled corpus (600 pairs), and on
+// the reference tier on its first 200 (a third of the time: fewer batches per epoch and per
+// evaluation, the same models and code): their checks are of the printed rows, the loss
+// falling and parameter counts, which any trained model shows, and the fast tier's pass runs
+// them on the whole corpus. (The 10.1 cues below need the whole corpus's words.)
+struct FraSubset {
+  d2l_test::TempDir dir{"fra_subset"};
+  FraSubset() {
+    std::istringstream in(d2l_test::read_file("chapters/data/fra-eng-small.txt"));
+    std::string kept, line;
+    for (int i = 0; i < 200 && std::getline(in, line); ++i) kept += line + "\n";
+    d2l_test::write_file(dir.path / "fra.txt", kept);
+  }
+  std::string args() const { return reference_tier() ? " --data " + (dir.path / "fra.txt").string() : ""; }
+};
+
 BOOST_AUTO_TEST_CASE(bahdanau_lstm_and_dot_product) {
-  const ProgramRun lstm("bahdanau_attention", kBahdanauEpochs + " --rnn lstm");
+  const FraSubset corpus;
+  const ProgramRun lstm("bahdanau_attention", kBahdanauEpochs + " --rnn lstm" + corpus.args());
   const Row a = row(lstm, "lstm, additive"), book = row(lstm, "gru, additive (the book)");
   BOOST_TEST(a.first != book.first);
-  const ProgramRun dot("bahdanau_attention", kBahdanauEpochs + " --scoring dot");
+  const ProgramRun dot("bahdanau_attention", kBahdanauEpochs + " --scoring dot" + corpus.args());
   const Row d = row(dot, "gru, dot"), book2 = row(dot, "gru, additive (the book)");
   BOOST_TEST(d.first != book2.first);
   // The book's row is the same model trained from the same seed in both runs.
@@ -232,18 +272,20 @@ BOOST_AUTO_TEST_CASE(bahdanau_lstm_and_dot_product) {
 }
 
 BOOST_AUTO_TEST_CASE(bahdanau_without_loss_mask_and_teacher_forcing) {
-  const ProgramRun mask("bahdanau_attention", kBahdanauEpochs + " --no-loss-mask");
+  const FraSubset corpus;
+  const ProgramRun mask("bahdanau_attention", kBahdanauEpochs + " --no-loss-mask" + corpus.args());
   const Row m = row(mask, "gru, additive, no loss mask"), book = row(mask, "gru, additive (the book)");
   // Same init and batches: without the mask the first epoch's loss also counts the padding
   // positions (about log(vocab) each at the start) over the same number of valid tokens.
   BOOST_TEST(m.first > book.first);
-  const ProgramRun tf("bahdanau_attention", kBahdanauEpochs + " --no-teacher-forcing");
+  const ProgramRun tf("bahdanau_attention", kBahdanauEpochs + " --no-teacher-forcing" + corpus.args());
   const Row t = row(tf, "gru, additive, no teacher forcing");
   BOOST_TEST(t.last != book.last);
 }
 
 BOOST_AUTO_TEST_CASE(transformer_head_importance) {
-  const ProgramRun run("transformer", "--quick --head-importance");
+  const FraSubset corpus;
+  const ProgramRun run("transformer", "--quick --head-importance" + corpus.args());
   const std::vector<double> base = run.numbers_after("all heads: loss ");
   BOOST_REQUIRE(!base.empty());
   BOOST_TEST(base[0] > 0.0);
@@ -269,9 +311,10 @@ BOOST_AUTO_TEST_CASE(transformer_depth_and_additive_scoring) {
   // Five epochs each: these checks are of the models' sizes and the printed ranges, not of
   // how far they train (five, so the two scorings' losses already part in their printed
   // digits on both tiers).
-  const ProgramRun one("transformer", "--epochs 5 --num-layers 1");
-  const ProgramRun two("transformer", "--epochs 5 --num-layers 2");
-  const ProgramRun additive("transformer", "--epochs 5 --scoring additive");
+  const FraSubset corpus;
+  const ProgramRun one("transformer", "--epochs 5 --num-layers 1" + corpus.args());
+  const ProgramRun two("transformer", "--epochs 5 --num-layers 2" + corpus.args());
+  const ProgramRun additive("transformer", "--epochs 5 --scoring additive" + corpus.args());
   const std::vector<double> p1 = one.numbers_after("parameters "), p2 = two.numbers_after("parameters "),
                             pa = additive.numbers_after("parameters ");
   BOOST_REQUIRE_EQUAL(p1.size(), 7u);  // parameters, seconds, loss, eval loss, bleu-4, bleu-100, tokens/sec
@@ -296,19 +339,8 @@ BOOST_AUTO_TEST_CASE(nli_grid) {
   // the models learn, so they train on the bundled set's first 256 pairs and are tested on its
   // first 128 (--quick alone takes 1024 and 512: a minute and a half on the reference tier),
   // with the bundled word vectors as --quick's run starts from.
-  const d2l_test::TempDir data("nli_grid_data");
-  const auto first_lines = [&](const std::string& name, size_t n) {  // the header, then n pairs
-    std::istringstream in(d2l_test::read_file("chapters/data/snli-small/" + name));
-    std::string kept;
-    std::string line;
-    for (size_t i = 0; i <= n && std::getline(in, line); ++i) kept += line + "\n";
-    d2l_test::write_file(data.path / name, kept);
-  };
-  first_lines("train.tsv", 256);
-  first_lines("test.tsv", 128);
-  const ProgramRun run("natural_language_inference_attention",
-                       "--quick --grid --data " + data.path.string() +
-                           " --embeddings chapters/data/snli-small/vectors.txt");
+  const NliSubset subset(256, 128);
+  const ProgramRun run("natural_language_inference_attention", "--quick --grid " + subset.args());
   BOOST_TEST(run.text.find("\nread 256 examples\nread 128 examples\n") != std::string::npos);
   int rows = 0;
   for (const char* h : {"100", "200"})
@@ -352,9 +384,18 @@ BOOST_AUTO_TEST_CASE(bahdanau_bilinear_scoring_and_cues) {
   BOOST_TEST(steps >= 1);
 }
 
+// The two 15.5 exercises below: --quick on the whole bundled set (1024 training pairs, 450
+// test pairs), and on the reference tier on its first 256 and 200 (a third of the time: the
+// training's one epoch is one batch instead of four; 200 test pairs are what ex. 2 shuffles):
+// their checks are of what any trained model shows, and the fast tier's pass runs them whole.
+std::string nli_exercise_args(int ex, const NliSubset& subset) {
+  return "--quick --ex " + std::to_string(ex) + (reference_tier() ? " " + subset.args() : "");
+}
+
 // 15.5 ex. 2: permuting a hypothesis's words changes no prediction.
 BOOST_AUTO_TEST_CASE(nli_word_order_is_lost) {
-  const ProgramRun run("natural_language_inference_attention", "--quick --ex 2");
+  const NliSubset subset(256, 200);
+  const ProgramRun run("natural_language_inference_attention", nli_exercise_args(2, subset));
   char same_row[80], swapped_row[80];  // the program's "%-32s %-32s" premise, hypothesis
   std::snprintf(same_row, sizeof same_row, "%-32s %-32s", "a man bites a dog .", "a man bites a dog .");
   std::snprintf(swapped_row, sizeof swapped_row, "%-32s %-32s", "a man bites a dog .", "a dog bites a man .");
@@ -373,7 +414,8 @@ BOOST_AUTO_TEST_CASE(nli_word_order_is_lost) {
 
 // 15.5 ex. 3: the similarity model trains and scores every pair in (0, 1).
 BOOST_AUTO_TEST_CASE(nli_graded_similarity) {
-  const ProgramRun run("natural_language_inference_attention", "--quick --ex 3");
+  const NliSubset subset(256, 200);
+  const ProgramRun run("natural_language_inference_attention", nli_exercise_args(3, subset));
   const std::vector<double> e = run.numbers_after("epoch 1, loss ");
   BOOST_REQUIRE(!e.empty());
   BOOST_TEST((std::isfinite(e[0]) && e[0] > 0.0 && e[0] < 0.5));  // squared error of targets in [0, 1]

@@ -132,14 +132,18 @@ BOOST_AUTO_TEST_CASE(gradcheck_encoder_decoder_loss) {
 }
 
 BOOST_AUTO_TEST_CASE(short_training_run_loss_falls) {
+  // 20 epochs; under AddressSanitizer (d2l_test::kSanitized) the first 10 of the same run,
+  // which already take the loss below the same bound (about 0.47 of epoch 1's there, 0.33
+  // after 20), through the same training code; other builds train all 20.
+  const int64_t epochs = d2l_test::kSanitized ? 10 : 20;
   d2l::manual_seed(4);
   BookModel m(200);
-  const d2l::TrainSeq2SeqResult r = m.train(20);
-  BOOST_REQUIRE(r.epoch_loss.size() == 20u);
-  BOOST_TEST_MESSAGE("loss epoch 1 " << r.epoch_loss.front() << ", epoch 20 " << r.epoch_loss.back());
+  const d2l::TrainSeq2SeqResult r = m.train(epochs);
+  BOOST_REQUIRE(r.epoch_loss.size() == size_t(epochs));
+  BOOST_TEST_MESSAGE("loss epoch 1 " << r.epoch_loss.front() << ", epoch " << epochs << " " << r.epoch_loss.back());
   BOOST_TEST(r.epoch_loss.front() > 0.3);  // ~ log(vocab) / 2 per token at the start
   BOOST_TEST(r.epoch_loss.back() < 0.6 * r.epoch_loss.front());
-  BOOST_TEST(r.curve.size() == 2u);
+  BOOST_TEST(r.curve.size() == size_t(epochs / 10));  // a point every 10 epochs
   BOOST_TEST(r.tokens_per_sec > 0);
   BOOST_TEST(r.loss == r.epoch_loss.back());
 }
@@ -189,18 +193,26 @@ BOOST_AUTO_TEST_CASE(predict_edge_cases) {
 BOOST_AUTO_TEST_CASE(larger_model_forward) {
   // The sizes of tools/bench/seq2seq.cpp's first model: vocab 5000, embed 256, hidden 512,
   // 2 layers, decoder dropout 0.1; random source and target batches (32, 20) -> (32, 20, 5000). One forward
-  // without a graph keeps the test fast (make bench times forward and backward).
+  // without a graph keeps the test fast (make bench times forward and backward). Under
+  // AddressSanitizer (d2l_test::kSanitized) a model of the same kind a third of the work:
+  // vocab 1000, embed 64, hidden 256, batches (32, 32), still on every threaded path those
+  // sizes take (each GRU step shared by hidden units, 32 x 768 x 256 above the GEMM fork size;
+  // the attention's (32, 1, 32, 256) features at the element-wise one, 2^18; the output
+  // layer's 1024 x 256 x 1000 product split among threads); other builds run the bench's.
+  const bool small = d2l_test::kSanitized;
+  const int64_t vocab = small ? 1000 : 5000, embed = small ? 64 : 256, hidden = small ? 256 : 512,
+                steps = small ? 32 : 20;
   d2l::manual_seed(7);
-  d2l::Seq2SeqEncoder encoder(5000, 256, 512, 2);
-  d2l::Seq2SeqAttentionDecoder decoder(5000, 256, 512, 2, 0.1f);
+  d2l::Seq2SeqEncoder encoder(vocab, embed, hidden, 2);
+  d2l::Seq2SeqAttentionDecoder decoder(vocab, embed, hidden, 2, 0.1f);
   d2l::EncoderDecoder net(encoder, decoder);
-  const Tensor src = random_ids(5000, {32, 20}), tgt = random_ids(5000, {32, 20});
+  const Tensor src = random_ids(vocab, {32, steps}), tgt = random_ids(vocab, {32, steps});
   d2l::NoGrad no_grad;
   const d2l::EncoderOutputs enc_state = encoder(src);
   const d2l::DecoderState dec_state = decoder.init_state(enc_state, Tensor());
   auto [output, state] = decoder(tgt, dec_state);
-  BOOST_TEST(output.shape() == (Shape{32, 20, 5000}));
-  BOOST_TEST(state[1].shape() == (Shape{2, 32, 512}));
+  BOOST_TEST(output.shape() == (Shape{32, steps, vocab}));
+  BOOST_TEST(state[1].shape() == (Shape{2, 32, hidden}));
   bool finite = true;
   for (int64_t i = 0; i < output.numel(); ++i) finite = finite && std::isfinite(output.data()[i]);
   BOOST_TEST(finite);
