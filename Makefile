@@ -151,11 +151,12 @@ $(LIB): $(LIB_OBJ) $(LIB:.a=.members)
 $(LIB:.a=.members): FORCE
 	@mkdir -p $(dir $@); printf '%s\n' $(LIB_OBJ) >$@.new; cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
-# A section's program links its exercises, chapters/exercises/<name>.cpp, when it has them
-# (tools/d2l/cli/exercises.h: the file registers them at start-up, so it is linked as an
-# object, not taken from an archive that would drop it).
+# A section's program links its room, chapters/run/<name>.cpp (tools/d2l/cli/section.h), and
+# its exercises, chapters/exercises/<name>.cpp (tools/d2l/cli/exercises.h), when it has them:
+# each registers itself at start-up, so it is linked as an object, not taken from an archive
+# that would drop it.
 define chapter_rule
-$(BUILD)/chapters/$(1): $(OBJ)/chapters/$(1).o $(if $(wildcard chapters/exercises/$(1).cpp),$(OBJ)/chapters/exercises/$(1).o) $(LIB)
+$(BUILD)/chapters/$(1): $(OBJ)/chapters/$(1).o $(if $(wildcard chapters/run/$(1).cpp),$(OBJ)/chapters/run/$(1).o) $(if $(wildcard chapters/exercises/$(1).cpp),$(OBJ)/chapters/exercises/$(1).o) $(LIB)
 	@mkdir -p $$(dir $$@)
 	$$(call say,LINK,$$@)
 	$$(Q)$$(CXX) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
@@ -432,4 +433,4 @@ help:
 	@echo "  TEST_SPLIT=LIST   run the suites of a --run_test LIST in a second process, beside the rest"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
--include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/chapters/exercises/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/chapters/run/*.d $(OBJ)/chapters/exercises/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)
