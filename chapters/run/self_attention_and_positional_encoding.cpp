@@ -1,5 +1,5 @@
-// chapters/run/self_attention_and_positional_encoding.cpp — the run around 10.6's code (tools/d2l/cli/section.h): the
-// program's title; the section has no options of its own beyond the shared ones.
+// chapters/run/self_attention_and_positional_encoding.cpp — the run around 10.6's code
+// (tools/d2l/cli/section.h): the program's title; no options beyond the shared ones.
 #include "tools/d2l/cli/section.h"
 
 namespace {
