@@ -173,7 +173,7 @@ std::vector<Link> op_links(const std::string& op) {
     return {{"forward", "core/ops/elementwise.cpp", "", "Tensor mul(const Tensor& a, float s)"},
             {"backward", "core/ops/elementwise.cpp", "Tensor unary(", "return op.finish(y, [f, s, needs_y]"},
             {"kernel", "core/kernels/reference/elementwise.cpp", "", "void unary_backward("},
-            {"derivative", "core/kernels/reference/elementwise.cpp", "float derivative(", "case Unary::mul_scalar:"}};
+            {"derivative", "core/kernels/reference/elementwise.cpp", "float unary_derivative(", "case Unary::mul_scalar:"}};
   if (op == "masked_softmax")
     return {{"forward", "core/ops/softmax.cpp", "", "Tensor masked_softmax("},
             {"backward", "core/ops/softmax.cpp", "Tensor masked_softmax(", "kernels::masked_softmax_backward("},
