@@ -246,11 +246,14 @@
       const fd = check.gradients[i], err = relativeError(g.data, fd.data);
       errors[g.name] = err;
       const row = h("div", { class: "bw-grad", "data-grad": g.node }, box);
+      const p = h("p", {}, row);
+      h("b", {}, p, g.name);
+      h("span", { class: err < 1e-2 ? "bw-ok" : "bw-bad" }, p, ": finite differences agree to a relative error of " +
+        err.toExponential(1) + (err < 1e-2 ? " \u2713" : " \u2717"));
       row.appendChild(tensorBox(g.shape, g.data, "d " + result.target.text + " / d " + g.name));
-      const p = h("p", { class: err < 1e-2 ? "bw-ok" : "bw-bad" }, row, "finite differences: largest relative error " + err.toExponential(1) + (err < 1e-2 ? " \u2713" : " \u2717"));
       const zero = [], cols = g.shape[g.shape.length - 1];
       for (let r = 0; r < g.data.length / cols; ++r) if (g.data.slice(r * cols, (r + 1) * cols).every((v) => v === 0)) zero.push(r);
-      if (zero.length) h("span", {}, p, "; rows exactly 0: " + zero.join(", "));
+      if (zero.length) h("span", {}, p, "; rows exactly 0: " + zero.join(", ") + " (what is differentiated does not depend on them: a masked key, another query)");
     });
   }
 
