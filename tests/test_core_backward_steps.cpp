@@ -182,4 +182,31 @@ BOOST_AUTO_TEST_CASE(every_source_link_finds_its_line) {
   }
 }
 
+// A wrong input is refused with a message naming it, before anything runs.
+BOOST_AUTO_TEST_CASE(wrong_inputs_are_named) {
+  auto refused = [](AttentionBackwardRequest r, const std::string& words) {
+    try {
+      attention_backward_json(r);
+    } catch (const std::exception& e) {
+      BOOST_TEST(std::string(e.what()).find(words) != std::string::npos, e.what());
+      return;
+    }
+    BOOST_ERROR("accepted: " << words);
+  };
+  AttentionBackwardRequest r;
+  r.queries = "1 0; 0 1";
+  r.keys = "1 0; 0 1; 1 1";
+  r.values = "1; 2; 3";
+  r.valid_lens = "2";
+  refused([r]() mutable { r.keys = "1 0; 0"; return r; }(), "the keys: row 2 has 1 numbers, row 1 has 2");
+  refused([r]() mutable { r.values = "1; 2"; return r; }(), "there are 3 keys and 2 values");
+  refused([r]() mutable { r.queries = "1 0 1"; return r; }(), "queries and keys of the same length d");
+  refused([r]() mutable { r.valid_lens = "1 2 3"; return r; }(), "one per query (2): got 3 numbers");
+  refused([r]() mutable { r.valid_lens = "1.5"; return r; }(), "valid length 1.5");
+  refused([r]() mutable { r.row = 2; return r; }(), "no row 2");
+  refused([r]() mutable { r.queries = "1 x"; return r; }(), "'x' is not a number");
+  refused([r]() mutable { r.layer = "mha"; r.num_hiddens = 6; r.num_heads = 4; return r; }(),
+          "a multiple of num_heads: got 6 and 4");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
