@@ -35,6 +35,18 @@ std::vector<double> numbers(const JsonValue& v) {
   return out;
 }
 
+// The view's default input, queries (1, 2, 2), keys (1, 4, 2), values (1, 4, 3), for `layer`;
+// row 0's sum differentiated.
+AttentionBackwardRequest request(const std::string& layer) {
+  AttentionBackwardRequest r;
+  r.layer = layer;
+  r.queries = "0.5 1; 1 -0.5";
+  r.keys = "1 0; 0 1; 1 1; -1 0.5";
+  r.values = "1 0 2; 0 1 -1; 3 1 0; -2 0.5 1";
+  r.valid_lens = "2 3";
+  return r;
+}
+
 // Queries (1, 2, 2), keys (1, 4, 2), values (1, 4, 3); valid length 2 for query 0 and 3 for
 // query 1, so scores (0, 2), (0, 3) and (1, 3) are masked.
 struct Input {
@@ -114,13 +126,7 @@ BOOST_AUTO_TEST_CASE(the_backward_trace_still_prints_under_the_recorder) {
 BOOST_AUTO_TEST_CASE(the_views_gradients_match_finite_differences) {
   for (const std::string layer : {"dot", "mha"}) {
     BOOST_TEST_CONTEXT(layer) {
-      AttentionBackwardRequest r;
-      r.layer = layer;
-      r.queries = "0.5 1; 1 -0.5";
-      r.keys = "1 0; 0 1; 1 1; -1 0.5";
-      r.values = "1 0 2; 0 1 -1; 3 1 0; -2 0.5 1";
-      r.valid_lens = "2 3";
-      r.row = 0;
+      const AttentionBackwardRequest r = request(layer);
       const JsonValue steps = parse_json(attention_backward_json(r)), fd = parse_json(attention_gradcheck_json(r));
       const JsonValue& grads = get(steps, "gradients");
       BOOST_TEST(grads.items.size() == (layer == "dot" ? 3u : 7u));
@@ -158,12 +164,8 @@ BOOST_AUTO_TEST_CASE(the_views_gradients_match_finite_differences) {
 // after the first holding `within`.
 BOOST_AUTO_TEST_CASE(every_source_link_finds_its_line) {
   for (const std::string layer : {"dot", "mha"}) {
-    AttentionBackwardRequest r;
-    r.layer = layer;
-    r.queries = "1 0; 0 1";
-    r.keys = "1 0; 0 1; 1 1";
-    r.values = "1 2; 3 4; 5 6";
-    r.valid_lens = "2";
+    AttentionBackwardRequest r = request(layer);
+    r.valid_lens = "3";  // one length for both queries
     const JsonValue steps = parse_json(attention_backward_json(r));
     std::vector<const JsonValue*> links{&get(steps, "engine")};
     int ops_with_links = 0;
@@ -193,13 +195,9 @@ BOOST_AUTO_TEST_CASE(wrong_inputs_are_named) {
     }
     BOOST_ERROR("accepted: " << words);
   };
-  AttentionBackwardRequest r;
-  r.queries = "1 0; 0 1";
-  r.keys = "1 0; 0 1; 1 1";
-  r.values = "1; 2; 3";
-  r.valid_lens = "2";
+  AttentionBackwardRequest r = request("dot");
   refused([r]() mutable { r.keys = "1 0; 0"; return r; }(), "the keys: row 2 has 1 numbers, row 1 has 2");
-  refused([r]() mutable { r.values = "1; 2"; return r; }(), "there are 3 keys and 2 values");
+  refused([r]() mutable { r.values = "1; 2"; return r; }(), "there are 4 keys and 2 values");
   refused([r]() mutable { r.queries = "1 0 1"; return r; }(), "queries and keys of the same length d");
   refused([r]() mutable { r.valid_lens = "1 2 3"; return r; }(), "one per query (2): got 3 numbers");
   refused([r]() mutable { r.valid_lens = "1.5"; return r; }(), "valid length 1.5");

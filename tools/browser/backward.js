@@ -39,7 +39,7 @@
     return ["rgb(" + [0, 1, 2].map(mix).join(",") + ")", Math.abs(t) > 0.55 ? "#fff" : "#111"];
   }
   // A tensor as tables: leading 1s dropped; the last two dims one matrix, any before them one
-  // matrix each (named by `part`, e.g. the head). Numbers in the cells when small, else colour
+  // matrix each, captioned by its index. Numbers in the cells when small, else colour
   // alone (tap or hover a cell for its value). masked: 1 where a score is masked, hatched.
   function tensorBox(shape, data, caption, opt) {
     opt = opt || {};
@@ -53,7 +53,7 @@
     for (let p = 0; p < parts; ++p) {
       const wrap = h("div", { class: "bw-scroll" }, box);
       const t = h("table", { class: "bw-m" + (numbers ? "" : " bw-small") }, wrap);
-      if (parts > 1) h("caption", {}, t, (opt.part || "[") + p + (opt.part ? "" : "]"));
+      if (parts > 1) h("caption", {}, t, "[" + p + "]");
       for (let r = 0; r < rows; ++r) {
         const tr = h("tr", {}, t);
         for (let c = 0; c < cols; ++c) {
