@@ -116,8 +116,11 @@
     box.textContent = "";
     // Ops by their longest path from a leaf; each leaf one rank below its first reader.
     nodes.forEach((n, i) => { rank[i] = n.inputs.length ? 1 + Math.max(...n.inputs.filter((k) => k >= 0).map((k) => rank[k])) : 0; });
-    nodes.forEach((n, i) => n.inputs.forEach((k) => { if (k >= 0 && !nodes[k].inputs.length) rank[k] = Math.min(rank[k] || 1e9, rank[i] - 1); }));
-    nodes.forEach((n, i) => { if (!n.inputs.length && !(rank[i] >= 0)) rank[i] = 0; });
+    const leafRank = {};
+    nodes.forEach((n, i) => n.inputs.forEach((k) => {
+      if (k >= 0 && !nodes[k].inputs.length) leafRank[k] = Math.min(k in leafRank ? leafRank[k] : Infinity, rank[i] - 1);
+    }));
+    for (const k in leafRank) rank[k] = leafRank[k];
     const top = Math.max(...rank), rows = [];
     for (let r = 0; r <= top; ++r) rows.push([]);
     const xOf = [];
