@@ -113,7 +113,8 @@ Attention build(const AttentionBackwardRequest& r) {
   const Tensor lens = parse_rows(r.valid_lens, "the valid lengths", kMaxRows);
   check(lens.size(1) == 1 && (lens.size(2) == 1 || lens.size(2) == Q), "backward view",
         "give one valid length, or one per query (", Q, "): got ", lens.numel(), " numbers");
-  a.valid_lens = lens.size(2) == 1 ? reshape(lens, {1}) : reshape(lens, {1, Q});
+  // A leaf of its own, (1,) or (1, no. of queries), as masked_softmax takes it.
+  a.valid_lens = tensor(lens.to_vector(), lens.size(2) == 1 ? Shape{1} : Shape{1, Q});
   const int64_t out_cols = mha ? r.num_hiddens : a.values.size(2);
   check(r.row >= 0 && r.row < Q && r.col >= -1 && r.col < out_cols, "backward view", "the output is (1, ", Q, ", ",
         out_cols, "): no row ", r.row, (r.col >= 0 ? ", column " + std::to_string(r.col) : std::string()));
