@@ -218,11 +218,8 @@ bool train_exercise_setting() {
   if (setting.is_book()) return false;
   run_book_until_training();  // the section's shape check and its training banner
   // The section's settings, for the setting's model.
-  const int64_t embed_size = 32, num_hiddens = 32, num_layers = 2;
-  const float dropout = 0.1f;
-  const int64_t batch_size = 64, num_steps = 10;
-  const float lr = 0.005f;
-  const int64_t num_epochs = 250;
+  const int64_t embed_size = 32, num_hiddens = 32, num_layers = 2, batch_size = 64, num_steps = 10, num_epochs = 250;
+  const float dropout = 0.1f, lr = 0.005f;
   auto [train_iter, src_vocab, tgt_vocab] = load_data_nmt(batch_size, num_steps);
   const Model model =
       make_model(setting, src_vocab.size(), tgt_vocab.size(), embed_size, num_hiddens, num_layers, dropout);

@@ -210,15 +210,12 @@ bool train_exercise_setting() {
   const bool summary = args.given("num-layers") || args.given("scoring");  // 10.7 ex. 1 and 2
   if (!summary && pe == "sinusoidal" && !args.get_flag("head-importance") && !args.get_flag("pe-offset")) return false;
   run_book_until_training();  // the section's demos and its training banner
-  // The section's settings, but for the number of blocks.
-  const int64_t num_hiddens = 32, num_layers = args.get_int("num-layers");
-  const float dropout = 0.1f;
-  const int64_t batch_size = 64, num_steps = 10;
-  const float lr = 0.005f;
-  const int64_t num_epochs = 200;
-  const int64_t ffn_num_input = 32, ffn_num_hiddens = 64, num_heads = 4;
-  const int64_t key_size = 32, query_size = 32, value_size = 32;
-  const Shape norm_shape{32};
+  // The section's settings, but for the number of blocks (--num-layers).
+  const int64_t num_hiddens = 32, num_layers = args.get_int("num-layers"), num_heads = 4, ffn_num_hiddens = 64;
+  const int64_t ffn_num_input = num_hiddens, key_size = num_hiddens, query_size = num_hiddens, value_size = num_hiddens;
+  const int64_t batch_size = 64, num_steps = 10, num_epochs = 200;
+  const float dropout = 0.1f, lr = 0.005f;
+  const Shape norm_shape{num_hiddens};
   auto [train_iter, src_vocab, tgt_vocab] = load_data_nmt(batch_size, num_steps);
   PositionalEncodingMaker make_pe;  // the book's sinusoids unless --pe learned
   if (pe != "sinusoidal")

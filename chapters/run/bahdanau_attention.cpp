@@ -76,21 +76,18 @@ void after_the_book() {
   translate_after_training(net, trained.data);
 }
 
+// The files besides --save the program writes, which --save may not name.
+NamedFiles files_written() {
+  return {{"the loss figure", figure_path("train_seq2seq.png")},
+          {"the attention figure", figure_path("attention.png")},
+          {"--translate's figure", figure_path("translate.png")},
+          {"the --dump-attention array", run_args().get_string("dump-attention")}};
+}
+
 void options(CliArgs& args) {
-  Seq2SeqProgram program;
-  program.model = "bahdanau_attention";
-  program.book_epochs = 250;
-  program.quick_epochs = 10;
-  program.loss_figure = "train_seq2seq.png";
-  program.files_written = [] {
-    return NamedFiles{{"the loss figure", figure_path("train_seq2seq.png")},
-                      {"the attention figure", figure_path("attention.png")},
-                      {"--translate's figure", figure_path("translate.png")},
-                      {"the --dump-attention array", run_args().get_string("dump-attention")}};
-  };
-  program.model_settings = model_settings;
-  program.after_training = translate_after_training;
-  add_seq2seq_options(args, program);
+  // The book's 250 epochs, --quick's 10.
+  add_seq2seq_options(args, {"bahdanau_attention", 250, 10, "train_seq2seq.png", files_written, model_settings,
+                             translate_after_training});
   args.add_string("dump-attention", "", "write the attention weights of the last sentence (or --translate) as a "
                   ".npy array (decoding steps, num_steps): every step's weights over all key positions", "FILE.npy");
 }

@@ -73,22 +73,18 @@ void after_the_book() {
   translate_after_training(net, trained.data);
 }
 
+// The files besides --save the program writes, which --save may not name.
+NamedFiles files_written() {
+  NamedFiles files;
+  for (const char* figure : {"loss.png", "encoder_self_attention.png", "decoder_self_attention.png",
+                             "decoder_encoder_attention.png", "positional_encoding.png", "head_importance.png"})
+    files.emplace_back(std::string("the figure ") + figure, figure_path(figure));
+  return files;
+}
+
 void options(CliArgs& args) {
-  Seq2SeqProgram program;
-  program.model = "transformer";
-  program.book_epochs = 200;
-  program.quick_epochs = 20;
-  program.loss_figure = "loss.png";
-  program.files_written = [] {
-    NamedFiles files;
-    for (const char* figure : {"loss.png", "encoder_self_attention.png", "decoder_self_attention.png",
-                               "decoder_encoder_attention.png", "positional_encoding.png", "head_importance.png"})
-      files.emplace_back(std::string("the figure ") + figure, figure_path(figure));
-    return files;
-  };
-  program.model_settings = model_settings;
-  program.after_training = translate_after_training;
-  add_seq2seq_options(args, program);
+  // The book's 200 epochs, --quick's 20.
+  add_seq2seq_options(args, {"transformer", 200, 20, "loss.png", files_written, model_settings, translate_after_training});
   args.add_flag("pe-offset", "in prediction add the true position's encoding, not position 0 (the book's quirk)");
 }
 
