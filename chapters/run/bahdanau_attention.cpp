@@ -46,7 +46,7 @@ ModelSettings model_settings(const EncoderDecoder& net, const NmtData& data) {
 
 // After a model was trained (the book's, or an exercise's own): --cues for the last
 // sentence, --translate's sentence, --dump-attention.
-void translate_after_training(EncoderDecoder& net, const NmtData& data) {
+void translate_and_dump(EncoderDecoder& net, const NmtData& data) {
   const int64_t num_steps = data.src.num_steps;
   const Seq2SeqPrediction& last = last_prediction();
   const std::string& sentence = translate_option();
@@ -73,7 +73,7 @@ void after_the_book() {
   Seq2SeqAttentionDecoder decoder(trained.data.tgt_vocab.size(), embed_size, num_hiddens, num_layers);
   EncoderDecoder net(encoder, decoder);
   restore_trained(net);
-  translate_after_training(net, trained.data);
+  translate_and_dump(net, trained.data);
 }
 
 // The files besides --save the program writes, which --save may not name.
@@ -87,7 +87,7 @@ NamedFiles files_written() {
 void options(CliArgs& args) {
   // The book's 250 epochs, --quick's 10.
   add_seq2seq_options(args, {"bahdanau_attention", 250, 10, "train_seq2seq.png", files_written, model_settings,
-                             translate_after_training});
+                             translate_and_dump});
   args.add_string("dump-attention", "", "write the attention weights of the last sentence (or --translate) as a "
                   ".npy array (decoding steps, num_steps): every step's weights over all key positions", "FILE.npy");
 }
