@@ -2,13 +2,22 @@
 #include "tools/d2l/cli/run.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace d2l {
 
 namespace {
 const CliArgs* current_args = nullptr;
 std::string current_out = ".";
+std::function<void()> current_book;
 }  // namespace
+
+const std::function<void()>& run_book() {
+  if (!current_book) throw std::logic_error("run_book: no section's code is being run");
+  return current_book;
+}
+
+void set_run_book(std::function<void()> book) { current_book = std::move(book); }
 
 bool in_run() { return current_args != nullptr; }
 

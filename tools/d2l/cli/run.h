@@ -5,6 +5,7 @@
 // section's code passing them on. Outside a run (the tests, the browser's engine) there are
 // none: in_run() is false and every function keeps the book's behaviour.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "tools/d2l/cli/cli_args.h"
@@ -18,6 +19,11 @@ std::string figure_path(const std::string& name); // run_out() + "/" + name
 
 // Whether the run declared the option and it was given on the command line.
 bool run_given(const std::string& option);
+
+// The section's code (run_section's `book`): an exercise's run replays the book's cells
+// before its training (tools/d2l/cli/seq2seq_run.h). Throws std::logic_error when none.
+const std::function<void()>& run_book();
+void set_run_book(std::function<void()> book);
 
 // Set by run_chapter / run_section (and by tests that exercise the library as a run does).
 void begin_run(const CliArgs& args, const std::string& out);

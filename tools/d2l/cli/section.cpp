@@ -25,6 +25,7 @@ int run_section(const std::string& name, int argc, char** argv, const std::funct
   const SectionRoom room = registered_room() ? *registered_room() : SectionRoom{name};
   CliArgs args(name, room.title);
   if (room.options) room.options(args);
+  set_run_book(book);
   return run_chapter(args, argc, argv, [&](const std::string&) {
     if (room.instead && room.instead()) return;
     book();
