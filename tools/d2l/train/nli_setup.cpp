@@ -38,8 +38,9 @@ NliRun& nli_run() {
 template <class T>
 T book_or_option(const std::string& option, T book) {
   if (!run_given(option)) return book;
-  const T value = std::is_integral<T>::value ? static_cast<T>(run_args().get_int(option))
-                                             : static_cast<T>(run_args().get_float(option));
+  T value;
+  if constexpr (std::is_integral<T>::value) value = run_args().get_int(option);
+  else value = run_args().get_float(option);
   if (value != book)
     std::cout << "--" << option << " " << value << ": instead of the book's " << book << "\n";
   return value;

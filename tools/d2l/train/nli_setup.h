@@ -56,8 +56,8 @@ DecomposableAttention& snli_run_net();  // the model decomposable_attention buil
 void train_ch13(DecomposableAttention& net, SNLIDataLoader& train_iter, SNLIDataLoader& test_iter, Adam& trainer,
                 int64_t num_epochs);
 
-// After the book's code: the book's example's alignment (alignment.png), --premise and
-// --hypothesis's prediction and alignment (alignment_cli.png), exercise 2's word order.
+// In a run, after the book's code: the book's example's alignment (alignment.png), then
+// --premise and --hypothesis's prediction and its alignment (alignment_cli.png).
 void after_nli();
 
 // The pieces exercises reuse --------------------------------------------------------------
