@@ -36,10 +36,10 @@
 #include "core/shape.h"  // check
 #include "layers/exercises/natural_language_inference_attention.h"
 #include "tools/d2l/cli/exercises.h"
+#include "tools/d2l/cli/run.h"
 #include "tools/d2l/data/glove.h"
 #include "tools/d2l/figures/figures.h"
 #include "tools/d2l/train/ids_tensor.h"
-#include "tools/d2l/cli/run.h"
 #include "tools/d2l/train/nli_setup.h"
 #include "tools/d2l/train/train_ch13.h"
 
