@@ -116,7 +116,7 @@ void nadaraya_watson() {
   Tensor keys = off_diagonal(X_tile);
   values = off_diagonal(Y_tile);
   // The book's loss = nn.MSELoss(reduction='none'), halved as its MXNet tab's L2Loss.
-  auto loss = [](const Tensor& y_hat, const Tensor& y) { return pow(y_hat - y, 2.0f) * 0.5f; };
+  auto loss = [](const Tensor& pred, const Tensor& y) { return pow(pred - y, 2.0f) * 0.5f; };
   SGD trainer(net.parameters(), 0.5f);
   EpochAnimator animator(net, trainer, 5, "loss.png");  // xlabel 'epoch', ylabel 'loss', xlim [1, 5]
   for (int64_t epoch : animator.epochs()) {
