@@ -347,7 +347,7 @@ BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*
                   core/kernels/reference/*.cpp layers/*.cpp layers/exercises/*.cpp tools/d2l/data/*.cpp tools/d2l/train/*.cpp \
                   tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp \
                 tools/programs/backward_steps/attention_backward.cpp
-BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp tools/d2l/train/loss_curve.cpp,$(BROWSER_SRC))
+BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp tools/d2l/train/loss_curve.cpp tools/d2l/train/epochs.cpp,$(BROWSER_SRC))
 BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
 # The entry points, linked whole (an archive member nothing else calls would be dropped).
 BROWSER_API  := $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/obj/tools/browser/backward.o

@@ -1,12 +1,13 @@
 // layers/natural_language_inference_attention.cpp — 15.5 自然语言推断：使用注意力 / Natural
 // Language Inference: Using Attention (sec_natural-language-inference-attention): mlp, Attend,
-// Compare, Aggregate, DecomposableAttention.
+// Compare, Aggregate, DecomposableAttention, predict_snli.
 //
 // Every layer is a composition of core ops (linear, relu, dropout, bmm, masked_softmax,
 // concat, sequence_mask, sum), so the backward passes come from the ops' own (a layer writes
 // no backward code).
 #include "layers/natural_language_inference_attention.h"
 
+#include "core/autograd.h"
 #include "core/shape.h"  // check
 #include "core/ops.h"
 
@@ -127,6 +128,28 @@ Tensor DecomposableAttention::forward(const Tensor& premises, const Tensor& hypo
   const Attend::Output ba = attend(A, B);
   const Compare::Output v = compare(A, B, ba.beta, ba.alpha);
   return aggregate(v.V_A, v.V_B);  // Y_hat: (batch_size, 3)
+}
+
+// --- predict_snli ----------------------------------------------------------------------------
+const std::string& snli_label_name(int64_t label) {
+  static const std::string names[3] = {"entailment", "contradiction", "neutral"};
+  check(label >= 0 && label < 3, "snli_label_name", "label ", label, " is not 0, 1 or 2");
+  return names[label];
+}
+
+std::string predict_snli(DecomposableAttention& net, const Vocab& vocab, const std::vector<std::string>& premise,
+                         const std::vector<std::string>& hypothesis) {
+  check(!premise.empty() && !hypothesis.empty(), "predict_snli", "premise (", premise.size(), " tokens) and hypothesis (",
+        hypothesis.size(), " tokens) must not be empty");
+  net.eval();
+  NoGrad no_grad;
+  auto row = [&vocab](const std::vector<std::string>& tokens) {
+    std::vector<float> ids;
+    for (int64_t i : vocab[tokens]) ids.push_back(static_cast<float>(i));
+    return tensor(ids, {1, static_cast<int64_t>(ids.size())});  // reshape((1, -1))
+  };
+  const Tensor Y_hat = net(row(premise), row(hypothesis));
+  return snli_label_name(static_cast<int64_t>(argmax(Y_hat, 1).data()[0]));
 }
 
 }  // namespace d2l

@@ -17,10 +17,12 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/nn/basic.h"
 #include "core/nn/container.h"
 #include "core/nn/layer.h"
+#include "tools/d2l/data/vocab.h"
 
 namespace d2l {
 
@@ -113,5 +115,15 @@ class DecomposableAttention : public Layer<DecomposableAttention> {
   Compare& compare;
   Aggregate& aggregate;
 };
+
+// The book's predict_snli: eval mode (as the book, the net stays in it), no graph; premise
+// and hypothesis are tokens, unpadded, mapped to ids by the vocabulary
+// (tools/d2l/data/vocab.h) before the model sees them. Returns "entailment", "contradiction"
+// or "neutral".
+std::string predict_snli(DecomposableAttention& net, const Vocab& vocab, const std::vector<std::string>& premise,
+                         const std::vector<std::string>& hypothesis);
+
+// Label ids in the book's order: 0 entailment, 1 contradiction, 2 neutral.
+const std::string& snli_label_name(int64_t label);
 
 }  // namespace d2l

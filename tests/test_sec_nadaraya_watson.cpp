@@ -3,15 +3,21 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/nn/optim.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "layers/nadaraya_watson.h"
 #include "tests/gradcheck.h"
+#include "tests/test_util.h"
+#include "tools/d2l/cli/run.h"
+#include "tools/d2l/cli/training_options.h"
+#include "tools/d2l/train/epochs.h"
 
 using d2l::Shape;
 using d2l::Tensor;
@@ -183,6 +189,69 @@ BOOST_AUTO_TEST_CASE(adaptive_gradcheck_w_v_queries_keys_values) {
                           return m.find("[NWAdaptiveKernelRegression]") != std::string::npos &&
                                  m.find("(3,)") != std::string::npos;
                         });
+}
+
+// The section's training loop (tools/d2l/train/epochs.h): outside a run the book's 5 epochs
+// at its lr; in a run with the room's options, --epochs and --lr change them, --save writes
+// w after the last epoch and --load reads it back in place of every epoch.
+BOOST_AUTO_TEST_CASE(epoch_animator_runs_the_book_loop_as_the_options_ask) {
+  auto epochs_run = [](d2l::NWKernelRegression& net, d2l::SGD& trainer) {
+    d2l::EpochAnimator animator(net, trainer, 5, "loss.png");
+    std::vector<int64_t> seen;
+    for (int64_t epoch : animator.epochs()) {
+      trainer.zero_grad();
+      d2l::sum(net.w * net.w).backward();  // a step that moves w: w -= lr * 2w
+      trainer.step();
+      seen.push_back(epoch);
+      animator.add(epoch + 1, 1.0f);
+    }
+    return seen;
+  };
+  d2l::NWKernelRegression book;
+  book.w.data()[0] = 1.0f;
+  d2l::SGD book_trainer(book.parameters(), 0.1f);
+  {
+    const d2l_test::TempDir cwd("epoch_animator_cwd");  // outside a run the curve goes to ./loss.png
+    const std::filesystem::path here = std::filesystem::current_path();
+    std::filesystem::current_path(cwd.path);
+    const std::vector<int64_t> seen = epochs_run(book, book_trainer);
+    std::filesystem::current_path(here);
+    BOOST_TEST(seen == (std::vector<int64_t>{0, 1, 2, 3, 4}));
+    BOOST_TEST(std::filesystem::exists(cwd("loss.png")));
+  }
+  BOOST_TEST(book_trainer.lr == 0.1f);
+  BOOST_TEST(book.w.item() == std::pow(0.8f, 5.0f), boost::test_tools::tolerance(1e-6f));
+
+  const d2l_test::TempDir dir("epoch_animator");
+  auto in_run = [&](const std::vector<std::string>& options, d2l::NWKernelRegression& net, d2l::SGD& trainer) {
+    d2l::CliArgs args("nadaraya_watson", "10.2");
+    args.add_int("epochs", 5, "", 1, 100000);
+    args.add_float("lr", 0.5, "", 0.0, 100.0);
+    args.add_flag("quick", "");
+    const d2l::CheckpointOptions saving(args, /*resumable=*/false);
+    args.parse(options);
+    d2l::begin_run(args, dir.path.string());
+    try {
+      const std::vector<int64_t> seen = epochs_run(net, trainer);
+      d2l::end_run();
+      return seen;
+    } catch (...) {
+      d2l::end_run();
+      throw;
+    }
+  };
+  d2l::NWKernelRegression trained;
+  trained.w.data()[0] = 1.0f;
+  d2l::SGD trainer(trained.parameters(), 0.5f);
+  BOOST_TEST(in_run({"--epochs", "3", "--lr", "0.25", "--save", dir("w.params")}, trained, trainer) ==
+             (std::vector<int64_t>{0, 1, 2}));
+  BOOST_TEST(trainer.lr == 0.25f);
+  BOOST_TEST(trained.w.item() == 0.125f);  // 1 x 0.5 x 0.5 x 0.5
+  BOOST_TEST(std::filesystem::exists(dir("loss.png")));
+  d2l::NWKernelRegression loaded;
+  d2l::SGD unused(loaded.parameters(), 0.5f);
+  BOOST_TEST(in_run({"--load", dir("w.params")}, loaded, unused).empty());
+  BOOST_TEST(loaded.w.item() == 0.125f);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -23,7 +23,6 @@
 #include "tools/d2l/data/vocab.h"
 #include "tools/d2l/train/ids_tensor.h"
 #include "tools/d2l/train/checkpoint.h"
-#include "tools/d2l/train/predict_snli.h"
 #include "tools/d2l/train/train_ch13.h"
 
 using d2l_test::message_has;

@@ -2,8 +2,8 @@
 // 核回归 / Attention Pooling: Nadaraya-Watson Kernel Regression, run by
 // build/chapters/nadaraya_watson --ex N (tools/d2l/cli/exercises.h). Each trains for
 // --epochs, --quick or not (one epoch leaves w below 1, and exercise 2 would show the
-// opposite of its point), in well under a second; they reuse the section's f, data and
-// plot_kernel_reg (chapters/exercises/nadaraya_watson.h).
+// opposite of its point), in well under a second; they reuse the section's f and
+// plot_kernel_reg (chapters/exercises/nadaraya_watson.h). --n-train is theirs.
 //
 //   --ex 1  more training points: the non-parametric pooling (w = 1) and the trained
 //           NWKernelRegression with the book's 50 points and with --n-train points (500
@@ -40,6 +40,13 @@
 #include "tools/d2l/figures/figures.h"
 
 using namespace d2l;
+
+Dataset make_data(int64_t n_train) {
+  std::vector<float> xs = (rand({n_train}) * 5.0f).to_vector();
+  std::sort(xs.begin(), xs.end());  // sorted, so the heatmaps show a diagonal band
+  const Tensor x_train = tensor(xs, {n_train});
+  return {x_train, f(x_train) + normal(0.0f, 0.5f, {n_train})};
+}
 
 namespace {
 
@@ -285,6 +292,11 @@ const ExerciseList exercises({
      exercise_2},
     {3, "the kernel's bandwidth as a hyper-parameter: a leave-one-out sweep, the best one's fit beside the book's",
      exercise_3},
-    {4, "a new parametric pooling (a query-dependent kernel width) trained, its weights drawn", exercise_4}});
+    {4, "a new parametric pooling (a query-dependent kernel width) trained, its weights drawn", exercise_4}},
+    [](CliArgs& args) {
+      // At most 2000: training builds (n, n - 1) key and value tables, a few of them at once.
+      args.add_int("n-train", 50,
+                   "training points (the book: 50); --ex 1 compares 50 with this many, 500 unless given", 2, 2000);
+    });
 
 }  // namespace

@@ -1,5 +1,6 @@
-// chapters/exercises/nadaraya_watson.h — what 10.2's section file (chapters/nadaraya_watson.cpp)
-// defines and its exercises reuse: the function learned, the data and the book's plots.
+// chapters/exercises/nadaraya_watson.h — what 10.2's exercises reuse: the section's function,
+// plot and leave-one-out tables (defined in chapters/nadaraya_watson.cpp, as the book defines
+// them there), and the section's data at any size (chapters/exercises/nadaraya_watson.cpp).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,7 +10,8 @@
 // The section's target, y = 2 sin x + x^0.8 (without the noise).
 d2l::Tensor f(const d2l::Tensor& x);
 
-// The section's data: n sorted inputs x_i ~ U[0, 5) and noisy outputs y_i = f(x_i) + ε.
+// The section's data at n points: sorted inputs x_i ~ U[0, 5) and noisy outputs
+// y_i = f(x_i) + ε, drawn as the section draws its 50.
 struct Dataset {
   d2l::Tensor x_train, y_train;
 };

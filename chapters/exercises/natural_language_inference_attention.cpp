@@ -36,23 +36,40 @@
 #include "core/shape.h"  // check
 #include "layers/exercises/natural_language_inference_attention.h"
 #include "tools/d2l/cli/exercises.h"
+#include "tools/d2l/cli/run.h"
 #include "tools/d2l/data/glove.h"
 #include "tools/d2l/figures/figures.h"
 #include "tools/d2l/train/ids_tensor.h"
 #include "tools/d2l/train/nli_setup.h"
-#include "tools/d2l/train/predict_snli.h"
 #include "tools/d2l/train/train_ch13.h"
 
 using namespace d2l;
 
 namespace {
 
+void similarity(const CliArgs& args);
+
+// The book's data as the section reads it (tools/d2l/train/nli_setup.h), under its banners.
+SNLILoaders read_data() {
+  print_banner("读取数据集 / Reading the Dataset");
+  SNLILoaders data = load_data_snli(256, 50);
+  print_banner("创建模型 / Creating the Model");
+  return data;
+}
+
+// The run's epochs: --epochs, at most 1 with --quick.
+int64_t run_epochs() {
+  const int64_t epochs = run_args().get_int("epochs");
+  return run_args().get_flag("quick") ? std::min<int64_t>(1, epochs) : epochs;
+}
+
 const ExerciseList exercises(
     {{1, "other hyper-parameters: a grid of num_hiddens x lr, test accuracy by epoch",
       "build/chapters/natural_language_inference_attention --grid"},
      {2, "word order is lost (after the training, predictions for hypotheses with their words permuted)"},
      {3, "a graded similarity in [0, 1] (a regression variant trained on a proxy target: entailment 1, neutral "
-         "0.5, contradiction 0)"}},
+         "0.5, contradiction 0)",
+      [](const CliArgs& args, const std::string&) { similarity(args); }}},
     [](CliArgs& args) {
       args.add_flag("grid",
                     "15.5 ex. 1: train num_hiddens 100, 200 x lr 0.0003, 0.001, 0.003 and tabulate test acc");
@@ -83,9 +100,14 @@ std::string join_tokens(const std::vector<std::string>& tokens) {
 
 // 15.5 ex. 1: a small grid of num_hiddens x lr, each trained from the same seed; one row
 // per setting with its test accuracy after every epoch.
-void run_grid(const CliArgs& args, const Vocab& vocab, SNLIDataLoader& train_iter, SNLIDataLoader& test_iter,
-              int64_t embed_size, int64_t num_epochs, const std::string& embeddings, const std::string& train_path,
-              const std::string& out) {
+void run_grid() {
+  const CliArgs& args = run_args();
+  SNLILoaders data = read_data();
+  SNLIDataLoader &train_iter = data.train_iter, &test_iter = data.test_iter;
+  const Vocab& vocab = data.vocab;
+  const int64_t embed_size = args.get_int("embed-size"), num_epochs = run_epochs();
+  const std::string& embeddings = snli_run_data().embeddings;
+  const std::string& train_path = snli_run_data().source.train_path;
   check(num_epochs > 0, "natural_language_inference_attention", "--grid trains: give --epochs 1 or more");
   check(args.get_string("save").empty() && args.get_string("load").empty() && args.get_string("resume").empty(),
         "natural_language_inference_attention", "--grid trains six models: --save, --load and --resume are for one");
@@ -104,7 +126,7 @@ void run_grid(const CliArgs& args, const Vocab& vocab, SNLIDataLoader& train_ite
       auto net = make_net(vocab, embed_size, num_hiddens, args.get_flag("mask-pad"), embeddings,
                           args.given("embeddings"), train_path);
       Adam trainer(net->parameters(), lr);
-      const std::string figure = out + "/grid_h" + std::to_string(num_hiddens) + "_lr" + python_float(lr) + ".png";
+      const std::string figure = run_out() + "/grid_h" + std::to_string(num_hiddens) + "_lr" + python_float(lr) + ".png";
       const TrainCh13Result r = train_ch13(*net, forward_of(*net), train_iter, test_iter, trainer, num_epochs, figure);
       rows.push_back({num_hiddens, lr, r.test_acc_by_epoch, r.examples_per_sec});
     }
@@ -125,7 +147,10 @@ void run_grid(const CliArgs& args, const Vocab& vocab, SNLIDataLoader& train_ite
 // float sums). Prints the probabilities for pairs whose meaning word order decides, then,
 // over the first test pairs, how often a random permutation of the hypothesis's words
 // changes the prediction and the largest change of a probability.
-void word_order(DecomposableAttention& net, const Vocab& vocab, const SNLIData& test_data, int64_t pairs) {
+void word_order(int64_t pairs) {
+  DecomposableAttention& net = snli_run_net();
+  const Vocab& vocab = snli_run_data().vocab;
+  const SNLIData& test_data = snli_run_data().test_data;
   print_banner("练习 2 / Exercise 15.5.2: word order is lost");
   const std::vector<std::pair<std::string, std::vector<std::string>>> examples = {
       {"a man bites a dog .", {"a man bites a dog .", "a dog bites a man ."}},
@@ -170,8 +195,14 @@ void word_order(DecomposableAttention& net, const Vocab& vocab, const SNLIData& 
 // hypothesis agrees with the premise: entailment 1, neutral 0.5, contradiction 0. Prints
 // each epoch's training loss and test error, the mean score the trained model gives the
 // test pairs of each label, and the scores of a few pairs.
-void similarity(const CliArgs& args, const Vocab& vocab, SNLIDataLoader& train_iter, SNLIDataLoader& test_iter,
-                const SNLIData& test_data, int64_t num_epochs, const std::string& embeddings) {
+namespace {
+void similarity(const CliArgs& args) {
+  SNLILoaders data = read_data();
+  SNLIDataLoader &train_iter = data.train_iter, &test_iter = data.test_iter;
+  const Vocab& vocab = data.vocab;
+  const SNLIData& test_data = snli_run_data().test_data;
+  const int64_t num_epochs = run_epochs();
+  const std::string& embeddings = snli_run_data().embeddings;
   check(args.get_string("save").empty() && args.get_string("load").empty() && args.get_string("resume").empty() &&
             !args.get_flag("grid"),
         "natural_language_inference_attention", "--ex 3 trains its own model: --save, --load, --resume and --grid "
@@ -262,4 +293,4 @@ void similarity(const CliArgs& args, const Vocab& vocab, SNLIDataLoader& train_i
                 join_tokens(pairs[i].first).c_str(), join_tokens(pairs[i].second).c_str(), notes[i].c_str());
   }
 }
-
+}  // namespace

@@ -111,14 +111,14 @@ struct SNLISource {
 // vectors.txt as `embeddings`). cli_dir "" = no flag.
 SNLISource resolve_snli_data(const std::string& cli_dir, const std::string& root = data_root());
 
-// The book's load_data_snli: train_iter (shuffled), test_iter (in order) and the training
-// vocabulary.
+// The book's load_data_snli on a given source: train_iter (shuffled), test_iter (in order)
+// and the training vocabulary. A program's load_data_snli(batch_size, num_steps), which
+// finds the source from its options, is 15.5's (tools/d2l/train/nli_setup.h).
 struct SNLILoaders {
   SNLIDataLoader train_iter, test_iter;
   Vocab vocab;
 };
-SNLILoaders load_data_snli(int64_t batch_size, int64_t num_steps = 50,
-                           const SNLISource& source = resolve_snli_data(""),
+SNLILoaders load_data_snli(int64_t batch_size, int64_t num_steps, const SNLISource& source,
                            RandomInt random_int = {});
 
 }  // namespace d2l

@@ -1,22 +1,52 @@
-// tools/d2l/train/nli_setup.cpp — 15.5's set-up around the book's code (see the header).
+// tools/d2l/train/nli_setup.cpp — 15.5's run around the book's code (see the header).
 #include "tools/d2l/train/nli_setup.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
+#include <type_traits>
 
 #include "core/ops.h"
 #include "core/shape.h"  // check
 #include "layers/exercises/natural_language_inference_attention.h"
+#include "tools/d2l/cli/run.h"
+#include "tools/d2l/cli/training_options.h"
 #include "tools/d2l/data/glove.h"
 #include "tools/d2l/data/vocab_tokens.h"
 #include "tools/d2l/figures/figures.h"
 #include "tools/d2l/train/ids_tensor.h"
-#include "tools/d2l/train/predict_snli.h"
 
 namespace d2l {
 
 namespace {
+
+struct NliRun {
+  SnliRunData data;
+  int64_t train_pairs = 0, batch_size = 0;
+  std::unique_ptr<DecomposableAttention> net;
+  std::unique_ptr<Checkpoint> checkpoint;
+};
+NliRun& nli_run() {
+  static NliRun run;
+  return run;
+}
+
+// An option given on the command line that changes the book's value: the value, and a line
+// saying so ("--embed-size 50: instead of the book's 100"); else the book's value.
+template <class T>
+T book_or_option(const std::string& option, T book) {
+  if (!run_given(option)) return book;
+  T value;
+  if constexpr (std::is_integral<T>::value) value = run_args().get_int(option);
+  else value = run_args().get_float(option);
+  if (value != book)
+    std::cout << "--" << option << " " << value << ": instead of the book's " << book << "\n";
+  return value;
+}
+
+bool quick() { return in_run() && run_args().get_flag("quick"); }
 
 std::string show(const std::vector<std::string>& tokens) {  // Python's repr of a list of str
   std::string s = "[";
@@ -24,86 +54,14 @@ std::string show(const std::vector<std::string>& tokens) {  // Python's repr of 
   return s + "]";
 }
 
-// The options that come before the checkpoint family in --help.
-CliArgs& with_nli_head(CliArgs& args) {
-  args.add_int("epochs", 4, "training epochs (the book: 4)", 0, 100000);
-  args.add_int("batch-size", 256, "minibatch size (the book: 256)", 1, 1000000);
-  args.add_string("data", "", "SNLI directory (snli_1.0_*.txt, train/test.tsv or validation/test.tsv)", "DIR");
-  args.add_string("embeddings", "",
-                  "GloVe text file (word v1 ... v100 per line) to start the embedding from (default: the bundled "
-                  "set's vectors.txt when training on it; \"\" for the random init)",
-                  "FILE");
-  args.add_int("embed-size", 100, "15.5 ex. 1: embedding size (the book: 100, the word vectors' size)", 1, 100000);
-  args.add_int("num-hiddens", 200, "15.5 ex. 1: hidden units of the three MLPs (the book: 200)", 1, 100000);
-  args.add_float("lr", 0.001, "15.5 ex. 1: Adam's learning rate (the book: 0.001)", 1e-8, 10.0);
-  args.add_flag("mask-pad", "mask <pad> in the soft alignment and the sums (the book does not)");
-  args.add_string("premise", "", "a premise to classify and draw, e.g. \"a man is sleeping .\"");
-  args.add_string("hypothesis", "", "its hypothesis (needs --premise)");
-  args.add_flag("quick", "1 epoch on at most 1024 training and 512 test pairs (CI)");
-  return args;
-}
-
-}  // namespace
-
-NliOptions::NliOptions(CliArgs& args)
-    : CheckpointOptions(with_nli_head(args), /*resumable=*/true,
-                        "write the trained parameters, the model's settings and the training state to FILE "
-                        "(FILE.safetensors: the parameters and settings in that format, for PyTorch)",
-                        "start from these parameters (same data and vocabulary); --epochs 0 to only predict"),
-      args_(args) {}
-
-bool NliOptions::quick() const { return args_.get_flag("quick"); }
-
-int64_t NliOptions::num_epochs() const {
-  return quick() ? std::min<int64_t>(1, args_.get_int("epochs")) : args_.get_int("epochs");
-}
-
-std::string NliOptions::embeddings(const SNLISource& source) const {
-  return args_.given("embeddings") ? args_.get_string("embeddings") : source.embeddings;
-}
-
-Checkpoint NliOptions::checkpoint(const DecomposableAttention& net, const Vocab& vocab, int64_t num_steps,
-                                  int64_t train_pairs) const {
-  Checkpoint checkpoint = CheckpointOptions::checkpoint(
-      {{"model", "decomposable_attention"}, {"embed_size", setting_number(args_.get_int("embed-size"))},
-       {"num_hiddens", setting_number(args_.get_int("num-hiddens"))}, {"num_steps", setting_number(num_steps)},
-       {"mask_pad", args_.get_flag("mask-pad") ? "1" : "0"}, {"vocab", vocab_fingerprint(vocab)}},
-      {{"batch_size", setting_number(args_.get_int("batch-size"))}, {"lr", setting_number(args_.get_float("lr"))},
-       {"train_pairs", setting_number(static_cast<double>(train_pairs))}});
-  checkpoint.set_safetensors_metadata({{"vocab.tokens", vocab_tokens_json(vocab)}});
-  return checkpoint;
-}
-
-SnliSplits load_snli_splits(const SNLISource& source, int64_t batch_size, int64_t num_steps, bool quick) {
-  SNLIData train_data = read_snli(source.train_path, true), test_data = read_snli(source.test_path, false);
-  if (quick) {  // the first pairs of each split, as the file orders them
-    auto cut = [](SNLIData& d, size_t n) {
-      n = std::min(n, d.labels.size());
-      d.premises.resize(n), d.hypotheses.resize(n), d.labels.resize(n);
-    };
-    cut(train_data, 1024), cut(test_data, 512);
-  }
-  auto train_set = std::make_shared<const SNLIDataset>(train_data, num_steps);
-  auto test_set = std::make_shared<const SNLIDataset>(test_data, num_steps, &train_set->vocab);
-  return {std::move(train_data), std::move(test_data), train_set, test_set,
-          SNLIDataLoader(train_set, batch_size, true), SNLIDataLoader(test_set, batch_size, false)};
-}
-
-std::vector<std::string> split_words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> w;
-  for (std::string t; in >> t;) w.push_back(t);
-  return w;
-}
-
-// Predicts, then draws the alignment the prediction used: β (m, n) and αᵀ (m, n).
+// predict_snli, printed as the notebook shows the returned str (a pair not the book's with
+// its call), then the alignment the prediction used drawn to `path`: β (m, n) and αᵀ (m, n),
+// both panels premise × hypothesis.
 void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std::vector<std::string>& premise,
                       const std::vector<std::string>& hypothesis, const std::string& path, bool book_example) {
   const std::string label = predict_snli(net, vocab, premise, hypothesis);
-  // The book's cell ends with the call, so the notebook shows the returned str: 'contradiction'.
-  // A pair from --premise/--hypothesis is labelled with its call (it is not the book's).
-  if (book_example) std::cout << "'" << label << "'\n";
-  else std::cout << "predict_snli(" << show(premise) << ", " << show(hypothesis) << "): '" << label << "'\n";
+  if (!book_example)
+    std::cout << "predict_snli(" << show(premise) << ", " << show(hypothesis) << "): '" << label << "'\n";
   const int64_t m = static_cast<int64_t>(premise.size()), n = static_cast<int64_t>(hypothesis.size());
   const Tensor beta = reshape(net.attend.beta_weights, {1, 1, m, n});
   const Tensor alpha = reshape(transpose(net.attend.alpha_weights, 1, 2), {1, 1, m, n});
@@ -118,6 +76,164 @@ void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std:
   opt.figsize = {std::max(3.5f, 2.0f * cell * n + 2.4f), std::max(2.5f, cell * m + 1.6f)};
   opt.fontsize = opt.tick_fontsize = std::max(m, n) > 12 ? 7.0f : 9.0f;
   write_figure(path, [&] { show_heatmaps(concat({beta, alpha}, 1), opt, path); });
+}
+
+}  // namespace
+
+void add_nli_options(CliArgs& args) {
+  args.add_int("epochs", 4, "training epochs (the book: 4)", 0, 100000);
+  args.add_int("batch-size", 256, "minibatch size (the book: 256)", 1, 1000000);
+  args.add_string("data", "", "SNLI directory (snli_1.0_*.txt, train/test.tsv or validation/test.tsv)", "DIR");
+  args.add_string("embeddings", "",
+                  "GloVe text file (word v1 ... v100 per line) to start the embedding from (default: the bundled "
+                  "set's vectors.txt when training on it; \"\" for the random init)",
+                  "FILE");
+  args.add_int("embed-size", 100, "15.5 ex. 1: embedding size (the book: 100, the word vectors' size)", 1, 100000);
+  args.add_int("num-hiddens", 200, "15.5 ex. 1: hidden units of the three MLPs (the book: 200)", 1, 100000);
+  args.add_float("lr", 0.001, "15.5 ex. 1: Adam's learning rate (the book: 0.001)", 1e-8, 10.0);
+  args.add_flag("mask-pad", "mask <pad> in the soft alignment and the sums (the book does not)");
+  args.add_string("premise", "", "a premise to classify and draw, e.g. \"a man is sleeping .\"");
+  args.add_string("hypothesis", "", "its hypothesis (needs --premise)");
+  args.add_flag("quick", "1 epoch on at most 1024 training and 512 test pairs (CI)");
+  const CheckpointOptions saving(args, /*resumable=*/true,
+                                 "write the trained parameters, the model's settings and the training state to FILE "
+                                 "(FILE.safetensors: the parameters and settings in that format, for PyTorch)",
+                                 "start from these parameters (same data and vocabulary); --epochs 0 to only predict");
+}
+
+SNLILoaders load_data_snli(int64_t batch_size, int64_t num_steps) {
+  NliRun& run = nli_run();
+  run.data.source = resolve_snli_data(in_run() ? run_args().get_string("data") : "");
+  const SNLISource& source = run.data.source;
+  run.data.embeddings = run_given("embeddings") ? run_args().get_string("embeddings") : source.embeddings;
+  std::cout << "data: " << source.description << "\n";
+  batch_size = book_or_option("batch-size", batch_size);
+  SNLIData train_data = read_snli(source.train_path, true), test_data = read_snli(source.test_path, false);
+  if (quick()) {  // the first pairs of each split, as the file orders them
+    std::cout << "--quick: the first 1024 training and 512 test pairs\n";
+    auto cut = [](SNLIData& d, size_t n) {
+      n = std::min(n, d.labels.size());
+      d.premises.resize(n), d.hypotheses.resize(n), d.labels.resize(n);
+    };
+    cut(train_data, 1024), cut(test_data, 512);
+  }
+  auto train_set = std::make_shared<const SNLIDataset>(train_data, num_steps);
+  auto test_set = std::make_shared<const SNLIDataset>(test_data, num_steps, &train_set->vocab);
+  run.data.test_data = std::move(test_data);
+  run.data.vocab = train_set->vocab;
+  run.train_pairs = train_set->size();
+  run.batch_size = batch_size;
+  return {SNLIDataLoader(train_set, batch_size, true), SNLIDataLoader(test_set, batch_size, false), train_set->vocab};
+}
+
+const SnliRunData& snli_run_data() { return nli_run().data; }
+
+DecomposableAttention& decomposable_attention(const Vocab& vocab, int64_t embed_size, int64_t num_hiddens) {
+  NliRun& run = nli_run();
+  const std::string out = run_out();
+  if (in_run())
+    refuse_save_over(run_args(), {{"--data's training split", run.data.source.train_path},
+                                  {"--data's test split", run.data.source.test_path},
+                                  {"--embeddings", run.data.embeddings},
+                                  {"the training figure", out + "/train_ch13.png"},
+                                  {"the alignment figure", out + "/alignment.png"},
+                                  {"--premise's alignment figure", out + "/alignment_cli.png"}});
+  embed_size = book_or_option("embed-size", embed_size);
+  num_hiddens = book_or_option("num-hiddens", num_hiddens);
+  const bool mask_pad = in_run() && run_args().get_flag("mask-pad");
+  run.net = make_net(vocab, embed_size, num_hiddens, mask_pad, run.data.embeddings, run_given("embeddings"),
+                     run.data.source.train_path);
+  if (!in_run()) return *run.net;
+  // The classifier's checkpoint: the model's settings (sizes, <pad> masking, the vocabulary's
+  // fingerprint) and the run's (batch size, lr, training pairs); the vocabulary's tokens go
+  // into a .safetensors file's metadata.
+  const CliArgs& args = run_args();
+  const std::string resume = args.get_string("resume");
+  if (!args.get_string("load").empty() && !resume.empty())  // as CheckpointOptions says it
+    throw std::invalid_argument("--load (skip training) and --resume (continue training) exclude each other");
+  if (args.get_int("save-every") > 0 && args.get_string("save").empty())
+    throw std::invalid_argument("[--save-every] needs --save FILE: where to write the checkpoints");
+  run.checkpoint = std::make_unique<Checkpoint>(
+      ModelSettings{{"model", "decomposable_attention"}, {"embed_size", setting_number(embed_size)},
+                    {"num_hiddens", setting_number(num_hiddens)}, {"num_steps", setting_number(50)},
+                    {"mask_pad", mask_pad ? "1" : "0"}, {"vocab", vocab_fingerprint(vocab)}},
+      ModelSettings{{"batch_size", setting_number(args.get_int("batch-size"))},
+                    {"lr", setting_number(args.get_float("lr"))},
+                    {"train_pairs", setting_number(static_cast<double>(run.train_pairs))}},
+      args.get_string("save"), resume);
+  run.checkpoint->set_save_every(args.get_int("save-every"));
+  run.checkpoint->set_safetensors_metadata({{"vocab.tokens", vocab_tokens_json(vocab)}});
+  if (!args.get_string("load").empty()) {
+    run.checkpoint->load(*run.net, args.get_string("load"));
+    std::printf("loaded %s\n", args.get_string("load").c_str());
+    std::fflush(stdout);
+  }
+  return *run.net;
+}
+
+void train_ch13(DecomposableAttention& net, SNLIDataLoader& train_iter, SNLIDataLoader& test_iter, Adam& trainer,
+                int64_t num_epochs) {
+  Checkpoint* checkpoint = nli_run().checkpoint.get();
+  if (in_run()) {
+    const int64_t book_epochs = num_epochs;
+    if (run_given("epochs") && run_args().get_int("epochs") != book_epochs) {
+      num_epochs = run_args().get_int("epochs");
+      std::printf("--epochs %lld: %lld of the book's %lld epochs\n", static_cast<long long>(num_epochs),
+                  static_cast<long long>(num_epochs), static_cast<long long>(book_epochs));
+    }
+    if (quick() && num_epochs > 1) {
+      num_epochs = 1;
+      std::printf("--quick: 1 of the book's %lld epochs\n", static_cast<long long>(book_epochs));
+    }
+    trainer.lr = book_or_option("lr", trainer.lr);
+  }
+  std::printf("cpu: %s\n", openmp_settings().c_str());
+  check(num_epochs > 0 || !checkpoint || checkpoint->resume_path().empty(), "natural_language_inference_attention",
+        "--resume continues a training: give --epochs more than the file's epochs");
+  const BatchForward forward = forward_of(net);
+  if (num_epochs == 0) {
+    std::printf("test acc %.3f (no training: --epochs 0)\n", evaluate_accuracy(net, forward, test_iter));
+    if (checkpoint) checkpoint->save(net);  // --save: the loaded parameters (and the file's training state)
+    return;
+  }
+  // Beyond the book: the size of the run up front (the full SNLI split runs for hours on a
+  // CPU), and its time estimate after the first 10 batches.
+  const int64_t examples = train_iter.dataset().size();
+  std::printf("training on %lld examples x %lld epochs = %lld examples, %lld batches of %lld per epoch\n",
+              static_cast<long long>(examples), static_cast<long long>(num_epochs),
+              static_cast<long long>(examples * num_epochs), static_cast<long long>(train_iter.num_batches()),
+              static_cast<long long>(nli_run().batch_size));
+  std::fflush(stdout);
+  // With --resume the trainer continues from the file; after the last epoch it writes --save,
+  // before its figure.
+  const TrainCh13Result result = train_ch13(net, forward, train_iter, test_iter, trainer, num_epochs,
+                                            figure_path("train_ch13.png"), checkpoint, 10);
+  std::printf("test acc by epoch:");  // beyond the book: the Animator's third curve
+  for (float a : result.test_acc_by_epoch) std::printf(" %.3f", a);
+  std::printf("\n");
+}
+
+DecomposableAttention& snli_run_net() {
+  check(nli_run().net != nullptr, "snli_run_net", "no model yet: the book's code builds it");
+  return *nli_run().net;
+}
+
+void after_nli() {
+  DecomposableAttention& net = snli_run_net();
+  const SnliRunData& data = snli_run_data();
+  predict_and_draw(net, data.vocab, {"he", "is", "good", "."}, {"he", "is", "bad", "."}, figure_path("alignment.png"),
+                   true);
+  if (!run_args().get_string("premise").empty())
+    predict_and_draw(net, data.vocab, split_words(split_punctuation(run_args().get_string("premise"))),
+                     split_words(split_punctuation(run_args().get_string("hypothesis"))),
+                     figure_path("alignment_cli.png"), false);
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> w;
+  for (std::string t; in >> t;) w.push_back(t);
+  return w;
 }
 
 std::unique_ptr<DecomposableAttention> make_net(const Vocab& vocab, int64_t embed_size, int64_t num_hiddens,
@@ -151,7 +267,6 @@ std::unique_ptr<DecomposableAttention> make_net(const Vocab& vocab, int64_t embe
 }
 
 BatchForward forward_of(DecomposableAttention& net) {
-  // The model reads a batch as net(premises, hypotheses), each (batch_size, num_steps).
   return [&net](const SNLIBatch& b) {
     return net(ids_tensor(b.premises, {b.batch_size, b.num_steps}),
                ids_tensor(b.hypotheses, {b.batch_size, b.num_steps}));

@@ -1,16 +1,18 @@
-// tools/d2l/train/nli_setup.h — what 15.5's program (chapters/natural_language_inference_attention.cpp)
-// sets up around the book's code: its options, the SNLI splits (--quick's shorter ones), the
-// model with its embedding started from word vectors, the batch forward for train_ch13, and
-// the prediction with its alignment drawn.
+// tools/d2l/train/nli_setup.h — 15.5's run around the book's code
+// (chapters/natural_language_inference_attention.cpp): the book's load_data_snli, its model
+// with GloVe copied in and its train_ch13 as the program's options ask (tools/d2l/cli/run.h),
+// each printing one line when an option changes the book's setting ("--epochs 2: 2 of the
+// book's 4 epochs"); then what follows the book's code (the alignment figures, exercise 2).
+// Outside a run (the tests) every function keeps the book's setting.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/nn/optim.h"
 #include "layers/natural_language_inference_attention.h"
 #include "tools/d2l/cli/cli_args.h"
-#include "tools/d2l/cli/training_options.h"
 #include "tools/d2l/data/snli_data.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/d2l/train/train_ch13.h"
@@ -21,56 +23,57 @@ namespace d2l {
 // --num-hiddens, --lr (15.5 ex. 1's sizes), --mask-pad, --premise/--hypothesis, --quick, and
 // the resumable checkpoint family, whose --load starts the training from the file (--epochs
 // 0: only predict).
-class NliOptions : public CheckpointOptions {
- public:
-  explicit NliOptions(CliArgs& args);
+void add_nli_options(CliArgs& args);
 
-  bool quick() const;
-  int64_t num_epochs() const;  // --epochs; with --quick at most 1
-  // The word vectors to start the embedding from: --embeddings when given ("" for the random
-  // init), else the data's own (SNLISource::embeddings).
-  std::string embeddings(const SNLISource& source) const;
-  // The classifier's checkpoint: the model's settings (sizes, <pad> masking, the vocabulary's
-  // fingerprint) and the run's (batch size, lr, training pairs); the vocabulary's tokens go
-  // into a .safetensors file's metadata.
-  Checkpoint checkpoint(const DecomposableAttention& net, const Vocab& vocab, int64_t num_steps,
-                        int64_t train_pairs) const;
+// The book's load_data_snli(batch_size, num_steps) in a run: --data (else data/snli_1.0/,
+// else the bundled set; a line says which), --batch-size, and --quick's first 1024 training
+// and 512 test pairs of each split as the file orders them.
+SNLILoaders load_data_snli(int64_t batch_size, int64_t num_steps);
 
- private:
-  const CliArgs& args_;
+// What the run keeps of the data load_data_snli read: its source, the word vectors to start
+// the embedding from (--embeddings when given, "" for the random init, else the data's own)
+// and the test split's sentences (exercises 2 and 3 read them).
+struct SnliRunData {
+  SNLISource source;
+  std::string embeddings;
+  SNLIData test_data;
+  Vocab vocab;  // the training split's
 };
+const SnliRunData& snli_run_data();  // after load_data_snli
 
-// The book's load_data_snli(batch_size, num_steps) in two steps, so that --quick can keep the
-// first 1024 training and 512 test pairs of each split as the file orders them.
-struct SnliSplits {
-  SNLIData train_data, test_data;
-  std::shared_ptr<const SNLIDataset> train_set, test_set;
-  SNLIDataLoader train_iter, test_iter;
-  const Vocab& vocab() const { return train_set->vocab; }
-};
-SnliSplits load_snli_splits(const SNLISource& source, int64_t batch_size, int64_t num_steps, bool quick);
+// The book's net = DecomposableAttention(vocab, embed_size, num_hiddens) and its copy of
+// GloVe into the embedding, in a run: --embed-size, --num-hiddens, --mask-pad (the pad-masked
+// variant) and the run's word vectors; with --load, the parameters from the file (its
+// settings must be this model's and vocabulary's). The run keeps the model, so what follows
+// the book's code can use it.
+DecomposableAttention& decomposable_attention(const Vocab& vocab, int64_t embed_size, int64_t num_hiddens);
+DecomposableAttention& snli_run_net();  // the model decomposable_attention built
+
+// The book's d2l.train_ch13(net, train_iter, test_iter, loss, trainer, num_epochs, devices)
+// for 15.5 in a run: --epochs/--quick, --lr, --resume and --save (tools/d2l/train/checkpoint.h),
+// beyond the book the size of the run and its time estimate, the test accuracy by epoch, and
+// train_ch13.png; --epochs 0 only evaluates the loaded model.
+void train_ch13(DecomposableAttention& net, SNLIDataLoader& train_iter, SNLIDataLoader& test_iter, Adam& trainer,
+                int64_t num_epochs);
+
+// In a run, after the book's code: the book's example's alignment (alignment.png), then
+// --premise and --hypothesis's prediction and its alignment (alignment_cli.png).
+void after_nli();
+
+// The pieces exercises reuse --------------------------------------------------------------
 
 // A sentence's words, split at spaces.
 std::vector<std::string> split_words(const std::string& s);
 
-// The book's net = DecomposableAttention(vocab, embed_size, num_hiddens): the MLPs' input
-// sizes follow from the two sizes (attend reads an embedding, compare an embedding and its
-// aligned partner, aggregate both comparisons' sums). Starts the embedding from the word
-// vectors in `embeddings` when they have embed_size dimensions (the book's copy of GloVe);
-// other vectors are an error when named by --embeddings (must_match), else skipped (the
-// bundled set's own vectors with another --embed-size). Prints the model's size and where
-// its embedding starts.
+// A model of the book's shape at these sizes (mask_pad: the pad-masked variant), its
+// embedding started from the word vectors in `embeddings` when they have embed_size
+// dimensions; other vectors are an error when named by --embeddings (must_match), else
+// skipped. Prints the model's size and where its embedding starts.
 std::unique_ptr<DecomposableAttention> make_net(const Vocab& vocab, int64_t embed_size, int64_t num_hiddens,
                                                 bool mask_pad, const std::string& embeddings, bool must_match,
                                                 const std::string& train_path);
 
 // The model reads a batch as net(premises, hypotheses), each (batch_size, num_steps).
 BatchForward forward_of(DecomposableAttention& net);
-
-// predict_snli, printed as the notebook shows the returned str ('contradiction'; a pair not
-// the book's with its call), then the alignment the prediction used drawn to `path`:
-// β (m, n) and αᵀ (m, n), both panels premise × hypothesis.
-void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std::vector<std::string>& premise,
-                      const std::vector<std::string>& hypothesis, const std::string& path, bool book_example);
 
 }  // namespace d2l

@@ -22,7 +22,6 @@
 #include "tools/d2l/data/vocab_tokens.h"
 #include "tools/d2l/data/text.h"
 #include "tools/d2l/train/checkpoint.h"
-#include "tools/d2l/train/predict_snli.h"
 #include "tools/d2l/train/train_seq2seq.h"
 
 namespace d2l {
