@@ -49,6 +49,10 @@ struct UsageError : std::runtime_error {
 // [min, max], got text" for a number outside the range.
 int64_t parse_int_option(const std::string& name, const std::string& text, int64_t min, int64_t max);
 double parse_float_option(const std::string& name, const std::string& text, double min, double max);
+// A text option's value (a sentence, a path): returns it, or throws UsageError when it is
+// empty (which would read as "not given"), not valid UTF-8, or holds a control character
+// (ESC, a newline: it would reach the terminal and forge lines of the log).
+std::string checked_text_option(const std::string& name, const std::string& text);
 
 class CliArgs {
  public:
@@ -65,6 +69,10 @@ class CliArgs {
   // bad usage: "[--rnn] expects gru or lstm, got 'rnn'".
   void add_choice(const std::string& name, const std::vector<std::string>& choices, const std::string& help,
                   const std::string& metavar = "S");
+
+  // A given text option must not be empty (it would read as "not given"), unless it is
+  // declared here as one whose empty value means something (--embeddings "": no vectors).
+  void allow_empty(const std::string& name);
 
   // Throws UsageError on a bad command line; sets help_requested() on --help / -h.
   void parse(const std::vector<std::string>& args);
@@ -92,6 +100,7 @@ class CliArgs {
     std::string s, metavar;
     std::vector<std::string> choices;  // String: the values it takes (empty: any)
     bool flag = false, given = false;
+    bool empty_ok = false;  // String: "" is a value (allow_empty)
   };
   Option& find(const std::string& name, const char* caller);
   const Option& find(const std::string& name, Kind kind) const;

@@ -10,6 +10,8 @@
 
 #include "core/shape.h"  // check
 #include "core/io/files.h"
+#include "core/io/json.h"  // quote_input
+#include "core/io/utf8.h"
 #include "tools/d2l/data/text.h"
 
 namespace d2l {
@@ -66,6 +68,9 @@ TokenEmbedding::TokenEmbedding(const std::string& path) {
     // per field would cost more than the parsing.
     const size_t token_end = line.find(' ');
     const std::string token = line.substr(0, token_end);
+    // A token is text: bytes that are not UTF-8 would reach the figures' labels and messages.
+    check(first_invalid_utf8(token) < 0, kOp, path, ":", lineno, ": the token ", quote_input(token, 40, '\''),
+          " is not valid UTF-8 (byte ", first_invalid_utf8(token), "); a GloVe file is UTF-8 text");
     fields.clear();
     for (size_t i = token_end; i != std::string::npos;) {
       const size_t sp = line.find(' ', i + 1);

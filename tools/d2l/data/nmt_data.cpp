@@ -84,7 +84,8 @@ std::string preprocess_nmt(const std::string& raw) {
 TokenizedNmt tokenize_nmt(const std::string& text, int64_t num_examples, const std::string& file) {
   TokenizedNmt out;
   const std::vector<std::string> lines = split(text, '\n');
-  int64_t i = 0;
+  int64_t i = 0, wide = 0, first_wide = 0;  // lines of more than two columns, which the book skips
+  size_t wide_columns = 0;
   for (; i < static_cast<int64_t>(lines.size()); ++i) {
     // The book breaks when i > num_examples, not i >= num_examples: it looks at lines
     // 0..num_examples, so num_examples=600 keeps 601 pairs. We match it so that our
@@ -97,6 +98,7 @@ TokenizedNmt tokenize_nmt(const std::string& text, int64_t num_examples, const s
     check(parts.size() >= 2 || line.empty(), "tokenize_nmt", file, ":", i + 1,
           ": expected english<TAB>french, found no tab in \"", excerpt(line, 60), "\"");
     // Only lines with exactly two columns count, as in the book (len(parts) == 2).
+    if (parts.size() > 2 && wide++ == 0) first_wide = i + 1, wide_columns = parts.size();
     if (parts.size() == 2) {
       // The book would keep a side without a word as the one token '' (a file of tabs is a
       // corpus of empty sentences that trains without complaint); no real pair looks like that.
@@ -108,6 +110,11 @@ TokenizedNmt tokenize_nmt(const std::string& text, int64_t num_examples, const s
       out.target.push_back(split(parts[1], ' '));
     }
   }
+  // A file whose lines all have a third column (Tatoeba's downloads add the attribution) is
+  // not empty: say what it holds and how to make it the book's two columns.
+  check(!out.source.empty() || wide == 0, "tokenize_nmt", file, ": no line of exactly two columns, english<TAB>french, in lines 1..",
+        i, "; ", wide, " have more (line ", first_wide, " has ", wide_columns,
+        "), which the book's reader skips: keep the first two with `cut -f1,2`");
   check(!out.source.empty(), "tokenize_nmt", file, ": empty corpus, no line of the form ",
         "english<TAB>french in lines 1..", i);
   return out;

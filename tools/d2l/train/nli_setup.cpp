@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/io/json.h"  // quote_input
 #include "core/ops.h"
 #include "core/shape.h"  // check
 #include "layers/exercises/natural_language_inference_attention.h"
@@ -33,6 +34,7 @@ CliArgs& with_nli_head(CliArgs& args) {
                   "GloVe text file (word v1 ... v100 per line) to start the embedding from (default: the bundled "
                   "set's vectors.txt when training on it; \"\" for the random init)",
                   "FILE");
+  args.allow_empty("embeddings");  // "": the random init
   args.add_int("embed-size", 100, "15.5 ex. 1: embedding size (the book: 100, the word vectors' size)", 1, 100000);
   args.add_int("num-hiddens", 200, "15.5 ex. 1: hidden units of the three MLPs (the book: 200)", 1, 100000);
   args.add_float("lr", 0.001, "15.5 ex. 1: Adam's learning rate (the book: 0.001)", 1e-8, 10.0);
@@ -49,13 +51,20 @@ NliOptions::NliOptions(CliArgs& args)
     : CheckpointOptions(with_nli_head(args), /*resumable=*/true,
                         "write the trained parameters, the model's settings and the training state to FILE "
                         "(FILE.safetensors: the parameters and settings in that format, for PyTorch)",
-                        "start from these parameters (same data and vocabulary); --epochs 0 to only predict"),
+                        "read parameters from FILE instead of training, as 10.4 and 10.7 do (same data and "
+                        "vocabulary); with --epochs N, train them N epochs more"),
       args_(args) {}
 
 bool NliOptions::quick() const { return args_.get_flag("quick"); }
 
 int64_t NliOptions::num_epochs() const {
+  // --load skips the training, as in every program with --load, unless --epochs asks for more.
+  if (!load_path().empty() && !args_.given("epochs")) return 0;
   return quick() ? std::min<int64_t>(1, args_.get_int("epochs")) : args_.get_int("epochs");
+}
+
+bool NliOptions::load_if_given(Module& net, Checkpoint& checkpoint) const {
+  return CheckpointOptions::load_if_given(net, checkpoint, num_epochs() == 0 ? " (training skipped)" : "");
 }
 
 std::string NliOptions::embeddings(const SNLISource& source) const {
@@ -102,8 +111,16 @@ void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std:
   const std::string label = predict_snli(net, vocab, premise, hypothesis);
   // The book's cell ends with the call, so the notebook shows the returned str: 'contradiction'.
   // A pair from --premise/--hypothesis is labelled with its call (it is not the book's).
-  if (book_example) std::cout << "'" << label << "'\n";
-  else std::cout << "predict_snli(" << show(premise) << ", " << show(hypothesis) << "): '" << label << "'\n";
+  if (book_example) {
+    std::cout << "'" << label << "'\n";
+  } else {  // a reader's pair: say which of its words the model cannot see
+    std::string unknown;
+    for (const std::vector<std::string>* side : {&premise, &hypothesis})
+      for (const std::string& w : *side)
+        if (vocab[w] == vocab.unk()) unknown += (unknown.empty() ? "" : ", ") + quote_input(w, 40, '\'');
+    if (!unknown.empty()) std::cout << "note: not in the vocabulary, read as <unk>: " << unknown << "\n";
+    std::cout << "predict_snli(" << show(premise) << ", " << show(hypothesis) << "): '" << label << "'\n";
+  }
   const int64_t m = static_cast<int64_t>(premise.size()), n = static_cast<int64_t>(hypothesis.size());
   const Tensor beta = reshape(net.attend.beta_weights, {1, 1, m, n});
   const Tensor alpha = reshape(transpose(net.attend.alpha_weights, 1, 2), {1, 1, m, n});

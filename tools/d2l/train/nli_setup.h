@@ -26,7 +26,9 @@ class NliOptions : public CheckpointOptions {
   explicit NliOptions(CliArgs& args);
 
   bool quick() const;
-  int64_t num_epochs() const;  // --epochs; with --quick at most 1
+  int64_t num_epochs() const;  // --epochs; with --quick at most 1; with --load and no --epochs, 0
+  // --load FILE: CheckpointOptions::load_if_given, saying "(training skipped)" when it is.
+  bool load_if_given(Module& net, Checkpoint& checkpoint) const;
   // The word vectors to start the embedding from: --embeddings when given ("" for the random
   // init), else the data's own (SNLISource::embeddings).
   std::string embeddings(const SNLISource& source) const;

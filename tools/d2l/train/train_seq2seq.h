@@ -86,6 +86,14 @@ std::pair<std::string, std::vector<Tensor>> predict_seq2seq(EncoderDecoder& net,
                                                             int64_t num_steps, const std::string& device = "cpu",
                                                             bool save_attention_weights = false);
 
+// A reader's sentence as predict_seq2seq reads it, in one line for the output: the words
+// the source vocabulary maps to '<unk>', and the cut to num_steps tokens (with '<eos>').
+// "" when neither happens.
+std::string source_tokens_note(const std::string& src_sentence, const Vocab& src_vocab, int64_t num_steps);
+// Marks a sentence as the reader's own (Seq2SeqOptions marks --translate): predict_seq2seq
+// prints "note: ..." (source_tokens_note) before it translates that sentence, once.
+void explain_tokens_of(const std::string& src_sentence);
+
 // The same, keeping every attention tensor the decoder exposes at each step (the
 // Transformer's: self-attention of each block, then encoder–decoder attention of each
 // block), as the book's predict_seq2seq saves net.decoder.attention_weights whole.
