@@ -273,6 +273,17 @@ BOOST_AUTO_TEST_CASE(control_characters_never_reach_the_terminal) {
   BOOST_CHECK_EQUAL(r.rc, 1);
   CHECK_HAS(r.err, "model 'x\\u001b[2J\\u009b1m' is none of");  // U+009B, the C1 CSI, escaped too
   CHECK_LACKS(r.err, "\x1b");
+  // A corpus line or a GloVe token with ESC: refused, naming the file and line, escaped.
+  write_file(t("esc.txt"), "go .\tva !\nhi \x1b[31m.\tsalut !\n");
+  r = sh(t, "\"$BA\" --quick --out o --data esc.txt");
+  BOOST_CHECK_EQUAL(r.rc, 1);
+  CHECK_HAS(r.err, "esc.txt:2: a control character (byte 3 of \"hi \\u001b[31m.\\tsalut !\")");
+  CHECK_LACKS(r.err, "\x1b");
+  write_file(t("g.txt"), "the 0.1 0.2\na\x1b]0;x 0.3 0.4\n");
+  r = sh(t, "\"$NLI\" --quick --out o --embeddings g.txt --embed-size 2");
+  BOOST_CHECK_EQUAL(r.rc, 1);
+  CHECK_HAS(r.err, "g.txt:2: the token 'a\\u001b]0;x' holds a control character");
+  CHECK_LACKS(r.err, "\x1b");
   // Options: ESC or a newline in a sentence or a path is refused, quoted, before anything runs.
   const std::vector<std::pair<std::string, std::string>> options = {
       {"\"$BA\" --out o --load m.params --translate $'go \\e[31mRED .'",

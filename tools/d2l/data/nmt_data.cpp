@@ -1,6 +1,8 @@
 // tools/d2l/data/nmt_data.cpp — 9.5 机器翻译与数据集 (sec_machine_translation), see nmt_data.h.
 #include "tools/d2l/data/nmt_data.h"
 
+#include "core/io/json.h"  // quote_input
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -25,10 +27,10 @@ std::string candidates() {  // where data_root() looked, for a hint
 }
 
 // At most ~n bytes of s for an error message, never cutting a UTF-8 character in two.
+// A line of the corpus for a message: cut, and its control characters escaped (quote_input).
 std::string excerpt(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // continuation byte
-  return s.substr(0, n) + "...";
+  while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // continuation byte
+  return quote_input(s, n, '\0');
 }
 }  // namespace
 
@@ -57,6 +59,14 @@ std::string read_data_nmt(const std::string& path) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     validate_utf8(text.substr(start, end - start), path, line);
+    // A control character (ESC, a form feed) would become part of a word, and reach the
+    // terminal in a translation; a tab is the one the format uses.
+    for (size_t i = start; i < end; ++i) {
+      const unsigned char c = static_cast<unsigned char>(text[i]);
+      check(c >= 0x20 || c == '\t', "read_data_nmt", path, ":", line, ": a control character (byte ", i - start,
+            " of ", quote_input(text.substr(start, end - start), 60, '"'), "); a corpus is text, english<TAB>french");
+      check(c != 0x7F, "read_data_nmt", path, ":", line, ": a control character (DEL, byte ", i - start, ")");
+    }
     start = end + 1;
   }
   return text;
