@@ -378,7 +378,10 @@ void check_output_target(const std::string& path, ContentKind kind, const char* 
                                  out->op + "]); " + writing + " would replace it; choose another path");
   }
   if (g_overwrite_any) return;
-  const bool executable = (st.st_mode & 0111) != 0 || there == ContentKind::kExecutable;
+  // An execute bit alone does not make a program: a model on a FAT or NTFS mount has one; its
+  // bytes say what it is.
+  const bool written_here = there != ContentKind::kText && there != ContentKind::kOther && there != ContentKind::kEmpty;
+  const bool executable = there == ContentKind::kExecutable || ((st.st_mode & 0111) != 0 && !written_here && there != kind);
   const char* hint = "; refusing to replace it (choose another path, or pass --force to replace it anyway)";
   if (executable) cannot_write(op, path, std::string("it is an executable") + hint);
   if (is_source_name(path)) cannot_write(op, path, std::string("it is a source file or document") + hint);

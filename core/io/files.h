@@ -40,8 +40,9 @@ const char* content_kind_name(ContentKind kind);           // "a PNG image", "an
 //   2. a file this run wrote as another kind (its own figure, then a .npy of that name);
 //   3. an existing file whose first bytes are not the kind being written: a parameter file
 //      replaces only a parameter file, a PNG only a PNG, and so on; an executable (ELF, a #!
-//      script, any file with an execute bit), a source file or document (.cpp, .h, .py, .sh,
-//      .md, README, Makefile) or data of another kind is never replaced.
+//      script, a file with an execute bit whose bytes are not of the kind written), a source
+//      file or document (.cpp, .h, .py, .sh, .md, README, Makefile) or data of another kind is
+//      never replaced.
 // Rule 3 is lifted by allow_overwriting_any_file(true) (a program's --force); 1 and 2 stay.
 // Errors: std::runtime_error "[op] cannot write 'path': it is ...; refusing to replace it".
 void note_input_file(const std::string& path, const char* op);
