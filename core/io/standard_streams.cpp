@@ -21,32 +21,29 @@ namespace {
 std::string g_program = "d2l";
 bool g_closed = false;
 
-void at_exit() {
-  // The status exit() was given is not known here; a failed write makes it 1 (coreutils'
-  // close_stdout does the same).
-  if (close_standard_output(0) != 0) std::_Exit(1);
-}
-
-}  // namespace
-
-int close_standard_output(int status) {
-  if (g_closed) return status;
+// Whether every write to standard output succeeded; says so on stderr when not.
+bool standard_output_written() {
+  if (g_closed) return true;
   g_closed = true;
   std::cout.flush();  // synchronised with stdio: its writes are already in stdout's buffer
   errno = 0;
   const bool failed_before = std::ferror(stdout) != 0;
   const bool flush_failed = std::fflush(stdout) != 0;
-  const int flush_errno = errno;
-  // Closing finds errors that only show at close (NFS) and a descriptor closed before start.
-  errno = 0;
-  const bool close_failed = std::fclose(stdout) != 0;
-  const int close_errno = errno;
-  if (!failed_before && !flush_failed && !close_failed) return status;
-  const int err = flush_failed ? flush_errno : close_failed ? close_errno : 0;
+  const int err = flush_failed ? errno : 0;
+  // Not fclose: an exit handler registered earlier, or a static destructor, may still print.
+  if (!failed_before && !flush_failed) return true;
   std::fprintf(stderr, "%s: error: write error on standard output%s%s\n", g_program.c_str(), err ? ": " : "",
                err ? std::strerror(err) : "");
-  return status != 0 ? status : 1;
+  return false;
 }
+
+void at_exit() {
+  // The status exit() was given is not known here; a failed write makes it 1 (coreutils'
+  // close_stdout does the same).
+  if (!standard_output_written()) std::_Exit(1);
+}
+
+}  // namespace
 
 void check_standard_output_at_exit(const char* program) {
   static bool installed = false;

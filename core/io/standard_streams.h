@@ -12,14 +12,10 @@ namespace d2l {
 //     number, and printf would write into a saved model;
 //   - makes a write beyond the file-size limit fail instead of killing the program
 //     (ignore_file_size_signal, core/io/files.h);
-//   - registers an exit handler that flushes and closes standard output and, if any write to
+//   - registers an exit handler that flushes standard output and, if any write to
 //     it failed, prints "<program>: error: write error on standard output: <reason>" to
-//     standard error and ends the program with status 1 (when it was going to end with 0;
-//     a program that is failing already keeps its status).
+//     standard error and ends the program with status 1 (the exit status is not known to an
+//     exit handler; coreutils' close_stdout does the same).
 void check_standard_output_at_exit(const char* program);
-
-// What the exit handler does, for a program that ends by returning from main through a
-// status it computes: the status to end with (1 if writing standard output failed).
-int close_standard_output(int status);
 
 }  // namespace d2l
