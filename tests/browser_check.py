@@ -32,6 +32,18 @@ PROBE = """(() => {
 })()"""
 
 
+# SELECTOR "@backward": the backward view (tools/browser/backward.js) instead of the panel; its
+# "text" is the JSON of window.d2lBackwardCheck(), the numbers the view shows.
+BACKWARD_PROBE = """(() => {
+  const v = document.querySelector('section[data-view=backward]');
+  if (!v || !v.dataset.state) return JSON.stringify({state: v ? '' : 'no panel'});
+  const r = v.getBoundingClientRect();
+  return JSON.stringify({state: v.dataset.state, text: JSON.stringify(window.d2lBackwardCheck()),
+                         error: v.querySelector('.live-error').textContent, time: v.querySelector('.live-time').textContent,
+                         clip: [r.x, r.y + window.scrollY, r.width, r.height]});
+})()"""
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
@@ -64,7 +76,8 @@ def main():
             browser.wait_event("Page.loadEventFired", timeout=60)
             deadline, probe = time.time() + 60, {}
             while time.time() < deadline:
-                res = browser.send("Runtime.evaluate", {"expression": PROBE % json.dumps(selector),
+                probe_js = BACKWARD_PROBE if selector == "@backward" else PROBE % json.dumps(selector)
+                res = browser.send("Runtime.evaluate", {"expression": probe_js,
                                                         "returnByValue": True}, session=session)
                 probe = json.loads(res["result"]["value"])
                 if probe.get("state") in ("done", "error", "no panel"):

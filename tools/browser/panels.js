@@ -255,7 +255,7 @@
   function start() {
     const panels = document.querySelectorAll("section.live[data-panel]");
     for (const p of panels) p.classList.add("ready");
-    D2LEngine().then((m) => {
+    (window.d2lEngine = window.d2lEngine || D2LEngine()).then((m) => {  // one engine for the page's views
       engine = m;
       const hash = new URLSearchParams(location.hash.slice(1));
       for (const p of panels) {
