@@ -47,14 +47,15 @@ else
   TIER := fast tier, GEMM micro-kernel $(if $(findstring __AVX512F__,$(ISA)),AVX-512,$(if $(and $(findstring __AVX2__,$(ISA)),$(findstring __FMA__,$(ISA))),AVX2,portable))
 endif
 $(BUILD)/obj/core/kernels/seam.o: CXXFLAGS += -DD2L_FAST=$(FAST)
-# The chapter programs find the repository's data from any directory (tools/d2l/data/data_root.h);
-# the last place they look is the repository they were built from.
-$(OBJ)/tools/d2l/data/data_root.o: CXXFLAGS += -DD2L_SOURCE_ROOT='"$(CURDIR)"'
 ifeq ($(FAST)$(if $(DEFAULT_FLAGS),:shared),0:shared)
   OBJ := build/obj
 else
   OBJ := $(BUILD)/obj
 endif
+# The chapter programs find the repository's data from any directory (tools/d2l/data/data_root.h);
+# the last place they look is the repository they were built from. (After OBJ is set: a
+# target-specific line's target is expanded where it is read.)
+$(OBJ)/tools/d2l/data/data_root.o: CXXFLAGS += -DD2L_SOURCE_ROOT='"$(CURDIR)"'
 
 ifeq ($(OMP),1)
   CXXFLAGS += -fopenmp
@@ -133,6 +134,8 @@ define compile
 endef
 $(OBJ)/%.o: %.cpp
 	$(compile)
+# The compiled-in repository path (D2L_SOURCE_ROOT, above) comes from this file.
+$(OBJ)/tools/d2l/data/data_root.o: Makefile
 $(BUILD)/obj/core/kernels/seam.o: core/kernels/seam.cpp
 	$(compile)
 # Adam's update takes a square root per element: without errno to set (no caller reads it),
@@ -327,7 +330,10 @@ $(BOOK_RUN)/%.log: $(BUILD)/chapters/% $(BOOK_RUN)/args
 # commands: the value goes through the environment, xargs splits it into this file, one
 # NUL-ended word each, and `xargs -0 -a` hands the words to each program. Rewritten only when
 # ARGS change, so a run with other arguments is not reused.
-$(BOOK_RUN)/args: export D2L_MAKE_ARGS := $(ARGS)
+# $(value ARGS): the text as given, never expanded by make ('$(shell ...)' stays text, '$5' stays);
+# and ARGS itself is not exported, which would expand it for every recipe's environment.
+unexport ARGS
+$(BOOK_RUN)/args: export D2L_MAKE_ARGS := $(value ARGS)
 $(BOOK_RUN)/args: FORCE
 	@mkdir -p $(dir $@); set -o pipefail; printf '%s' "$$D2L_MAKE_ARGS" | xargs -r printf '%s\0' >$@.new || \
 	  { rm -f $@.new; echo "[make] ARGS cannot be split into words: $$D2L_MAKE_ARGS" >&2; exit 2; }; \
@@ -376,11 +382,14 @@ browser: $(if $(HAVE_EMXX),$(BROWSER_JS))
 -include $(wildcard $(BROWSER)/obj/*.d $(BROWSER)/obj/*/*.d $(BROWSER)/obj/*/*/*.d $(BROWSER)/obj/*/*/*/*.d)
 
 # One chapter program: make run-transformer, make run-transformer ARGS="--quick".
-$(CHAPTER_NAMES:%=run-%): export D2L_MAKE_ARGS := $(ARGS)
+$(CHAPTER_NAMES:%=run-%): export D2L_MAKE_ARGS := $(value ARGS)
 $(CHAPTER_NAMES:%=run-%): run-%: $(BUILD)/chapters/%
 	@set -o pipefail; printf '%s' "$$D2L_MAKE_ARGS" | xargs -r printf '%s\0' | xargs -0 $<
+# The unknown name reaches the shell through the environment, never as command text: a goal
+# such as 'run-$$(touch x)' is printed, not run.
+run-%: export D2L_RUN_NAME = $*
 run-%:
-	@echo "no chapter '$*'; make run-NAME takes one of: $(CHAPTER_NAMES)" >&2; exit 2
+	@printf "no chapter '%s'; make run-NAME takes one of: %s\n" "$$D2L_RUN_NAME" "$(CHAPTER_NAMES)" >&2; exit 2
 
 # The example figures of tools/d2l/figures/README.md, written to $(BUILD)/figures/.
 figures: $(BUILD)/tools/example_figures

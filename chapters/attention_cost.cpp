@@ -330,6 +330,7 @@ int main(int argc, char** argv) {
                          quick ? 1 : args.get_int("repeats"), args.get_int("threads"), args.get_int("max-tensor-mb"),
                          quick ? 0.0 : args.get_float("min-seconds"), out};
     const std::vector<int64_t> sizes = parse_sizes(quick ? "32,64" : args.get_string("sizes"));
+    if (quick && args.given("sizes")) parse_sizes(args.get_string("sizes"));  // checked, though --quick replaces it
     // Read first, so that a malformed file stops the run before the long measurements.
     const std::vector<Measurement> pytorch =
         args.get_string("pytorch").empty() ? std::vector<Measurement>{} : read_pytorch_csv(args.get_string("pytorch"));

@@ -2,13 +2,17 @@
 // reading regular files only (see core/io/files.h).
 #include "core/io/files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <ctime>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -19,6 +23,9 @@
 #include <sstream>
 #include <mutex>
 #include <stdexcept>
+#include <vector>
+
+#include "core/io/utf8.h"
 
 namespace d2l {
 
@@ -78,6 +85,10 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 void install_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // A write beyond the file-size limit (ulimit -f) kills the program by default, with no
+    // message and the temporary left behind; ignored, the write fails with EFBIG, which the
+    // save reports (and it removes its temporary).
+    ignore_file_size_signal();
     for (int i = 0; i < kNumSignals; ++i) {
       struct sigaction now {};
       ::sigaction(kSignals[i], nullptr, &now);
@@ -92,6 +103,33 @@ void install_handlers() {
       ::sigaction(kSignals[i], &mine, nullptr);
     }
   });
+}
+
+// A temporary left by a save that was killed (kill -9, a power cut: no handler runs) is
+// removed by the next save of the same target. Each live temporary holds an flock on its
+// descriptor, which the kernel drops when its process ends: a temporary that is unlocked and
+// has not been written for a few seconds belongs to no one.
+void remove_stale_temporaries(const std::string& target) {
+  namespace fs = std::filesystem;
+  const fs::path t(target);
+  const std::string folder = t.parent_path().empty() ? "." : t.parent_path().string();
+  const std::string prefix = t.filename().string() + ".tmp.";
+  DIR* dir = ::opendir(folder.c_str());
+  if (!dir) return;
+  const time_t now = ::time(nullptr);
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.size() != prefix.size() + 6 || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string path = folder + "/" + name;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && now - st.st_mtime >= 5 &&
+        ::flock(fd, LOCK_EX | LOCK_NB) == 0)
+      ::unlink(path.c_str());
+    ::close(fd);
+  }
+  ::closedir(dir);
 }
 
 // umask can only be read by setting it; done once, before any thread of ours writes files.
@@ -146,6 +184,8 @@ TemporaryFile::TemporaryFile(const std::string& target, const char* op) : target
     cannot_write(op, target, "cannot create a temporary file next to it: " + why + " (is the folder there and writable?)");
   }
   path_ = s.path;
+  ::flock(fd_, LOCK_EX | LOCK_NB);  // "in use" for remove_stale_temporaries; dropped with the process
+  remove_stale_temporaries(target);
 }
 
 TemporaryFile::~TemporaryFile() { discard(); }
@@ -171,7 +211,10 @@ void TemporaryFile::write(const std::string& bytes) {
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(std::string("write to '") + path_ + "' failed: " + std::strerror(errno) + " (disk full?)");
+    if (n <= 0)
+      fail(std::string("write to '") + path_ + "' failed: " + std::strerror(errno) +
+           (errno == EFBIG ? " (the file-size limit, ulimit -f, is smaller than the file; raise it or save elsewhere)"
+                           : " (disk full?)"));
     done += static_cast<size_t>(n);
   }
 }
@@ -204,16 +247,165 @@ void TemporaryFile::commit() {
   slot_ = -1;
 }
 
-void check_writable_target(const std::string& path, const char* op) {
+void ignore_file_size_signal() {
+  struct sigaction now {};
+  if (::sigaction(SIGXFSZ, nullptr, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL)
+    std::signal(SIGXFSZ, SIG_IGN);
+}
+
+// --- what a file is; the run's inputs and outputs -------------------------------------------
+ContentKind content_kind(const std::string& b) {
+  auto starts = [&b](const char* magic, size_t n) { return b.size() >= n && std::memcmp(b.data(), magic, n) == 0; };
+  if (b.empty()) return ContentKind::kEmpty;
+  if (starts("D2LPARAM", 8)) return ContentKind::kParams;
+  if (starts("\x93NUMPY", 6)) return ContentKind::kNpy;
+  if (starts("\x89PNG\r\n\x1a\n", 8)) return ContentKind::kPng;
+  if (starts("\x7f" "ELF", 4) || starts("#!", 2)) return ContentKind::kExecutable;
+  // safetensors: an 8-byte little-endian header length (small: its high bytes are zero, which
+  // text never has), then the JSON header.
+  if (b.size() >= 9 && b[8] == '{' && b[4] == 0 && b[5] == 0 && b[6] == 0 && b[7] == 0) return ContentKind::kSafetensors;
+  const size_t start = std::min(b.find_first_not_of(" \t\r\n"), b.size());
+  std::string head = b.substr(start, 16);
+  for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (head.rfind("<?xml", 0) == 0 || head.rfind("<svg", 0) == 0) return ContentKind::kSvg;
+  if (head.rfind("<!doctype html", 0) == 0 || head.rfind("<html", 0) == 0) return ContentKind::kHtml;
+  if (head.rfind("digraph", 0) == 0) return ContentKind::kDot;
+  // Text: no control characters but layout ones, and valid UTF-8 (a sequence cut by the end
+  // of the sample is allowed).
+  const std::string sample = b.substr(0, 4096);
+  for (unsigned char c : sample)
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7F) return ContentKind::kOther;
+  const int64_t bad = first_invalid_utf8(sample);
+  if (bad >= 0 && (sample.size() < 4096 || static_cast<size_t>(bad) + 4 < sample.size())) return ContentKind::kOther;
+  return ContentKind::kText;
+}
+
+const char* content_kind_name(ContentKind kind) {
+  switch (kind) {
+    case ContentKind::kEmpty: return "an empty file";
+    case ContentKind::kParams: return "a parameter file";
+    case ContentKind::kSafetensors: return "a safetensors file";
+    case ContentKind::kNpy: return "a NumPy .npy array";
+    case ContentKind::kPng: return "a PNG image";
+    case ContentKind::kSvg: return "an SVG image";
+    case ContentKind::kHtml: return "an HTML page";
+    case ContentKind::kDot: return "a Graphviz dot graph";
+    case ContentKind::kText: return "a text file";
+    case ContentKind::kExecutable: return "an executable";
+    case ContentKind::kOther: break;
+  }
+  return "data of an unknown kind";
+}
+
+namespace {
+
+// A file is known by its device, inode and change time: an inode freed (a file replaced by a
+// rename) and given to a new file is another file, with a later ctime.
+struct RunFile {
+  dev_t dev;
+  ino_t ino;
+  struct timespec ctime;
+  std::string path, op;
+  ContentKind kind;  // an output's
+  bool is(const struct stat& st) const {
+    return dev == st.st_dev && ino == st.st_ino && ctime.tv_sec == st.st_ctim.tv_sec &&
+           ctime.tv_nsec == st.st_ctim.tv_nsec;
+  }
+};
+std::mutex g_run_files_mutex;
+std::vector<RunFile> g_inputs, g_outputs;  // guarded by g_run_files_mutex
+std::atomic<bool> g_overwrite_any{false};
+
+void note(std::vector<RunFile>& list, const std::string& path, const struct stat& st, const char* op,
+          ContentKind kind = ContentKind::kEmpty) {
+  std::lock_guard<std::mutex> lock(g_run_files_mutex);
+  for (RunFile& f : list)
+    if (f.is(st)) return;
+  list.push_back({st.st_dev, st.st_ino, st.st_ctim, path, op, kind});
+}
+
+const RunFile* find_run_file(const std::vector<RunFile>& list, const struct stat& st) {
+  for (const RunFile& f : list)
+    if (f.is(st)) return &f;
+  return nullptr;
+}
+
+// Sources and documents of a repository, by name: never an output, whatever their bytes.
+bool is_source_name(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string name = fs::path(path).filename().string();
+  std::string ext = fs::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* e : {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".py", ".sh", ".md", ".rst", ".mk"})
+    if (ext == e) return true;
+  return name == "Makefile" || name == "makefile" || name.rfind("README", 0) == 0 || name.rfind("LICENSE", 0) == 0;
+}
+
+// A model file (either format) may replace one of the same format that this run read.
+bool is_model(ContentKind k) { return k == ContentKind::kParams || k == ContentKind::kSafetensors; }
+
+}  // namespace
+
+void note_input_file(const std::string& path, const char* op) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) note(g_inputs, path, st, op);
+}
+
+void allow_overwriting_any_file(bool allow) { g_overwrite_any = allow; }
+
+void check_output_target(const std::string& path, ContentKind kind, const char* op) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // new, or refused by its type
+  std::string head;
+  {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[4096];
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n > 0) head.assign(buf, static_cast<size_t>(n));
+      ::close(fd);
+    }
+  }
+  const ContentKind there = content_kind(head);
+  const char* writing = kind == ContentKind::kEmpty ? "the output" : content_kind_name(kind);
+  {
+    std::lock_guard<std::mutex> lock(g_run_files_mutex);
+    if (const RunFile* in = find_run_file(g_inputs, st); in && !(is_model(kind) && kind == there))
+      cannot_write(op, path, "it is an input of this run (read by [" + in->op + "]); " + writing +
+                                 " would replace it; choose another path");
+    if (const RunFile* out = find_run_file(g_outputs, st); out && out->kind != kind && kind != ContentKind::kEmpty)
+      cannot_write(op, path, "this run wrote it already, as " + std::string(content_kind_name(out->kind)) + " (by [" +
+                                 out->op + "]); " + writing + " would replace it; choose another path");
+  }
+  if (g_overwrite_any) return;
+  // An execute bit alone does not make a program: a model on a FAT or NTFS mount has one; its
+  // bytes say what it is.
+  const bool written_here = there != ContentKind::kText && there != ContentKind::kOther && there != ContentKind::kEmpty;
+  const bool executable = there == ContentKind::kExecutable || ((st.st_mode & 0111) != 0 && !written_here && there != kind);
+  const char* hint = "; refusing to replace it (choose another path, or pass --force to replace it anyway)";
+  if (executable) cannot_write(op, path, std::string("it is an executable") + hint);
+  if (is_source_name(path)) cannot_write(op, path, std::string("it is a source file or document") + hint);
+  if (kind == ContentKind::kEmpty || there == ContentKind::kEmpty) return;
+  if (there != kind || there == ContentKind::kOther)
+    cannot_write(op, path, std::string("it exists and is ") + content_kind_name(there) + ", not " +
+                               content_kind_name(kind) + " this project wrote" + hint);
+}
+
+void check_writable_target(const std::string& path, const char* op, ContentKind kind) {
   check_target_type(path, op);
+  check_output_target(path, kind, op);
   TemporaryFile probe(path, op);  // created and removed: the folder takes new files
 }
 
 void write_file_atomically(const std::string& path, const std::string& bytes, const char* op) {
   check_target_type(path, op);  // before anything is written
+  const ContentKind kind = content_kind(bytes.substr(0, 4096));
+  check_output_target(path, kind, op);
   TemporaryFile tmp(path, op);
   tmp.write(bytes);
   tmp.commit();
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) note(g_outputs, path, st, op, kind);
 }
 
 // --- reading ------------------------------------------------------------------------------
@@ -225,6 +417,7 @@ RegularFileReader::RegularFileReader(const std::string& path, const char* op) : 
   if (::fstat(fd_, &st) != 0) fail(std::string("cannot stat: ") + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) fail("it is " + file_kind(st.st_mode) + ", not a regular file; refusing to read it");
   size_ = static_cast<uint64_t>(st.st_size);
+  note_input_file(path, op);
 }
 
 RegularFileReader::~RegularFileReader() {
@@ -270,6 +463,7 @@ struct Input {
     if (::fstat(fd, &st) != 0) input_fails(op, path, std::string("cannot stat: ") + std::strerror(errno));
     if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))
       input_fails(op, path, "it is " + file_kind(st.st_mode) + ", not a file; refusing to read it");
+    if (S_ISREG(st.st_mode)) note_input_file(path, op);
   }
   ~Input() {
     if (fd >= 0) ::close(fd);

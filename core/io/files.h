@@ -14,6 +14,9 @@
 // While a temporary exists it is registered for removal on the signals that end a program by
 // default (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1; see TemporaryFile),
 // so Ctrl-C, a closed terminal or a timer in the middle of a save leaves no PATH.tmp.XXXXXX.
+// SIGXFSZ (a file-size limit, ulimit -f) is ignored, so such a save fails with a message and
+// removes its temporary; a temporary left by a save killed outright (kill -9) is removed by
+// the next save of the same target.
 #pragma once
 #include <cstdint>
 #include <istream>
@@ -22,14 +25,45 @@
 
 namespace d2l {
 
+// What a file is, told by its first bytes (file_kind_of_bytes) the way file(1) does: the
+// formats this project writes, and the things no output may replace.
+enum class ContentKind { kEmpty, kParams, kSafetensors, kNpy, kPng, kSvg, kHtml, kDot, kText, kExecutable, kOther };
+ContentKind content_kind(const std::string& first_bytes);  // at least the first 16 bytes
+const char* content_kind_name(ContentKind kind);           // "a PNG image", "an executable", ...
+
+// The run's files. Every reader below notes the path it opens as an input of the run, and
+// every write_file_atomically notes its target as an output, under its op. Before an output
+// is written (and by check_writable_target, before a long run) its target is refused when it
+// is
+//   1. a file this run read (the model --load read, the corpus, the --resume file), unless
+//      both are the same kind of model file: a loaded model may be saved again in place;
+//   2. a file this run wrote as another kind (its own figure, then a .npy of that name);
+//   3. an existing file whose first bytes are not the kind being written: a parameter file
+//      replaces only a parameter file, a PNG only a PNG, and so on; an executable (ELF, a #!
+//      script, a file with an execute bit whose bytes are not of the kind written), a source
+//      file or document (.cpp, .h, .py, .sh, .md, README, Makefile) or data of another kind is
+//      never replaced.
+// Rule 3 is lifted by allow_overwriting_any_file(true) (a program's --force); 1 and 2 stay.
+// Errors: std::runtime_error "[op] cannot write 'path': it is ...; refusing to replace it".
+void note_input_file(const std::string& path, const char* op);
+void allow_overwriting_any_file(bool allow);
+// `kind` is what will be written (kEmpty: not known yet, rule 3 then refuses only
+// executables and source files).
+void check_output_target(const std::string& path, ContentKind kind, const char* op);
+
 // Throws std::runtime_error "[op] cannot write 'path': ..." when the target exists and is
 // not a regular file, or its folder is missing or not writable (probed by creating and
-// removing a temporary there). Leaves nothing behind. Programs call it before a long run.
-void check_writable_target(const std::string& path, const char* op);
+// removing a temporary there), or check_output_target refuses it for a file of `kind`.
+// Leaves nothing behind. Programs call it before a long run.
+void check_writable_target(const std::string& path, const char* op, ContentKind kind = ContentKind::kEmpty);
 
 // Steps 1–3 above; errors are std::runtime_error "[op] cannot write 'path': <reason>", and a
 // failed write leaves the old target untouched and no temporary.
 void write_file_atomically(const std::string& path, const std::string& bytes, const char* op);
+
+// Makes a write beyond the file-size limit (ulimit -f) fail with EFBIG instead of killing the
+// program with SIGXFSZ, unless the signal already has a handler. TemporaryFile calls it.
+void ignore_file_size_signal();
 
 // A temporary file next to `target`, removed unless commit() renamed it over the target.
 // From creation to commit or removal its path is in a fixed-size registry that a handler of

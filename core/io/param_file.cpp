@@ -1,6 +1,8 @@
 // core/io/param_file.cpp — writing and reading parameter files (layout in core/io/param_file.h).
 #include "core/io/param_file.h"
 
+#include "core/io/json.h"  // quote_input
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -204,13 +206,17 @@ std::string settings_mismatch(const ModelSettings& file, const ModelSettings& ru
   };
   std::string out;
   auto add = [&out](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  // Keys and values come from the file (a safetensors __metadata__ holds any string): quoted,
+  // their control characters escaped, long ones cut.
+  auto q = [](const std::string& t) { return quote_input(t, 120, '\''); };
+  auto qk = [](const std::string& t) { return quote_input(t, 120, '\0'); };
   for (const auto& [k, v] : file) {
     const std::string* mine = find(run, k);
-    if (!mine) add(k + ": the file has '" + v + "', this run has no such setting");
-    else if (*mine != v) add(k + ": the file has '" + v + "', this run '" + *mine + "'");
+    if (!mine) add(qk(k) + ": the file has " + q(v) + ", this run has no such setting");
+    else if (*mine != v) add(qk(k) + ": the file has " + q(v) + ", this run " + q(*mine));
   }
   for (const auto& [k, v] : run)
-    if (!find(file, k)) add(k + ": this run has '" + v + "', the file has no such setting");
+    if (!find(file, k)) add(qk(k) + ": this run has " + q(v) + ", the file has no such setting");
   if (out.empty() && file != run) out = "the same settings in another order";
   return out;
 }

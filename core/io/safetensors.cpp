@@ -1,6 +1,8 @@
 // core/io/safetensors.cpp — reading and writing safetensors files (format in core/io/safetensors.h).
 #include "core/io/safetensors.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -273,8 +275,12 @@ void write_safetensors(const std::string& path, const std::vector<SafetensorsTen
 }
 
 bool is_safetensors_path(const std::string& path) {
+  // Any case: "M.SAFETENSORS" is the same format to every other reader of the extension.
   const std::string ext = ".safetensors";
-  return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  if (path.size() < ext.size()) return false;
+  for (size_t i = 0; i < ext.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(path[path.size() - ext.size() + i])) != ext[i]) return false;
+  return true;
 }
 
 ModelSettings safetensors_settings(const SafetensorsMetadata& metadata) {

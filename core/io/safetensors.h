@@ -80,7 +80,8 @@ std::string format_safetensors(const std::vector<SafetensorsTensor>& tensors, co
 void write_safetensors(const std::string& path, const std::vector<SafetensorsTensor>& tensors,
                        const SafetensorsMetadata& metadata);
 
-// Whether a parameter path is a safetensors file: it ends in ".safetensors".
+// Whether a parameter path is a safetensors file: it ends in ".safetensors", in any case
+// ("M.SAFETENSORS" too; ".safetensors" alone is one).
 bool is_safetensors_path(const std::string& path);
 
 // Writes net's parameters, settings (each its own metadata entry, in order) and `extra`

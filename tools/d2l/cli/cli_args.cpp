@@ -19,7 +19,10 @@
 #endif
 
 #include "core/io/files.h"
+#include "core/io/safetensors.h"  // is_safetensors_path
 #include "core/io/json.h"  // quote_input
+#include "core/io/standard_streams.h"
+#include "core/io/utf8.h"
 #include "core/shape.h"  // check
 #include "core/random.h"
 #include "tools/d2l/cli/source_trace.h"
@@ -71,6 +74,15 @@ void CliArgs::add_choice(const std::string& name, const std::vector<std::string>
   o.metavar = metavar;
   o.choices = choices;
   add(std::move(o));
+}
+
+void CliArgs::allow_empty(const std::string& name) {
+  for (Option& o : options_)
+    if (o.name == name && o.kind == Kind::String) {
+      o.empty_ok = true;
+      return;
+    }
+  throw std::logic_error("[CliArgs] allow_empty: no text option --" + name);
 }
 
 void CliArgs::add_flag(const std::string& name, const std::string& help) { add(Option(name, help, Kind::Flag)); }
@@ -131,6 +143,23 @@ double parse_float_option(const std::string& name, const std::string& text, doub
   return v;
 }
 
+std::string checked_text_option(const std::string& name, const std::string& text) {
+  const std::string who = "[--" + name + "] ";
+  // Given but empty would read as "not given": no file saved, no sentence translated.
+  if (text.empty()) throw UsageError(who + "is empty; give a value, or leave the option out");
+  if (const int64_t bad = first_invalid_utf8(text); bad >= 0)
+    throw UsageError(who + "is not valid UTF-8 (byte " + std::to_string(bad) + " of " + quote_input(text, 80, '\'') +
+                     "); pass UTF-8 text");
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xA0;  // U+0080..9F
+    if (c < 0x20 || c == 0x7F || c1)
+      throw UsageError(who + "contains a control character at byte " + std::to_string(i) + " of " +
+                       quote_input(text, 80, '\'') + "; it would reach the terminal and the logs as it is");
+  }
+  return text;
+}
+
 void CliArgs::check_default(const Option& o, bool in_range) {
   if (!in_range) throw std::logic_error("[CliArgs] option --" + o.name + ": the default is outside its range");
 }
@@ -144,7 +173,7 @@ void CliArgs::set(Option& o, const std::string& text) {
   }
   if (o.kind == Kind::Int) o.i = parse_int_option(o.name, text, o.imin, o.imax);
   else if (o.kind == Kind::Float) o.f = parse_float_option(o.name, text, o.fmin, o.fmax);
-  else o.s = text;
+  else o.s = text.empty() && o.empty_ok ? text : checked_text_option(o.name, text);
   o.given = true;
 }
 
@@ -172,6 +201,7 @@ void CliArgs::parse(const std::vector<std::string>& args) {
 }
 
 void CliArgs::parse_or_exit(int argc, char** argv) {
+  check_standard_output_at_exit(program_.c_str());  // a failed write to stdout is an error at exit
   // Every chapter program takes --quick (a smoke run for scripts and the suite); one whose
   // whole run already takes a moment accepts it and runs as it always does.
   if (has("out") && has("seed") && !has("quick"))
@@ -227,18 +257,21 @@ std::string CliArgs::usage() const {
   return os.str();
 }
 
+constexpr int kMaxThreads = 1024;  // --threads' range, and OMP_NUM_THREADS's
+
 void add_chapter_options(CliArgs& args, const std::string& out_dir, int64_t seed, int64_t threads) {
   args.add_int("seed", seed, "random seed (fixed default: the printed numbers reproduce)", 0);
   args.add_int("threads", threads,
                threads == 1 ? "OpenMP threads (one is fastest for this model's small matrices, and keeps its speed "
                               "on a busy machine), 0 for the OpenMP default (all cores)"
                             : "OpenMP threads, 0 for the OpenMP default (all cores)",
-               0, 1024);
+               0, kMaxThreads);
   args.add_int("max-tensor-mb", 0,
                "fail with a clear error, naming the op and shape, for any tensor larger than this many MiB "
                "(0: no limit but the machine's, whose out-of-memory killer may end the run instead)",
                0, int64_t{1} << 40);
   args.add_string("out", out_dir, "directory for the figures (created)", "DIR");
+  args.add_flag("force", "let an output replace an existing file of another kind (never the run's own inputs)");
   // `make run ARGS=--quick` passes --quick to every chapter: one that is quick already takes it.
   if (!args.has("quick")) args.add_flag("quick", "nothing to shorten: this program is quick at its defaults");
 }
@@ -313,8 +346,20 @@ std::string openmp_settings() {
 std::string apply_chapter_options(const CliArgs& args) {
   manual_seed(static_cast<uint64_t>(args.get_int("seed")));
 #ifdef _OPENMP
-  if (args.get_int("threads") > 0) omp_set_num_threads(static_cast<int>(args.get_int("threads")));
+  if (args.get_int("threads") > 0) {
+    omp_set_num_threads(static_cast<int>(args.get_int("threads")));
+  } else if (omp_get_max_threads() > kMaxThreads) {
+    // OMP_NUM_THREADS=10000 is held to --threads' range: thousands of threads on a few cores
+    // make every parallel region wait for all of them.
+    std::fprintf(stderr, "note: OMP_NUM_THREADS asks for %d threads, more than the %d --threads takes; using %d (the cores)\n",
+                 omp_get_max_threads(), kMaxThreads, omp_get_num_procs());
+    omp_set_num_threads(omp_get_num_procs());
+  }
 #endif
+  allow_overwriting_any_file(args.has("force") && args.get_flag("force"));
+  if (args.has("resume") && args.given("resume") && args.given("seed"))
+    std::fprintf(stderr, "note: --seed is ignored with --resume: the run continues with the random generator saved in %s\n",
+                 quote_input(args.get_string("resume"), 200, '\'').c_str());
   set_max_tensor_bytes(static_cast<size_t>(args.get_int("max-tensor-mb")) << 20);
   // An empty path would be read as "not given": nothing saved, a training from scratch.
   for (const char* name : {"save", "load", "resume"})
@@ -334,7 +379,14 @@ std::string apply_chapter_options(const CliArgs& args) {
     throw std::runtime_error("[--out] the figures cannot be written to '" + out + "': " + e.what() +
                              " (HINT: pass a writable --out DIR)");
   }
-  if (args.has("save") && !args.get_string("save").empty()) check_writable_target(args.get_string("save"), "--save");
+  if (args.has("save") && !args.get_string("save").empty()) {
+    const std::string& save = args.get_string("save");
+    check_writable_target(save, "--save");  // an executable or a source file: refused now; the kind: refuse_save_over
+  }
+  // The attention array too, before the training: an existing file that is not a .npy (a model,
+  // the corpus, a figure) is refused now rather than after the run (core/io/files.h).
+  if (args.has("dump-attention") && args.given("dump-attention"))
+    check_writable_target(args.get_string("dump-attention"), "--dump-attention", ContentKind::kNpy);
   return out;
 }
 
@@ -371,6 +423,8 @@ void refuse_save_over(const CliArgs& args, const std::vector<std::pair<std::stri
                                   quote_input(path, 200, '\'') + ": the model would " +
                                   (role.rfind("--", 0) == 0 ? "replace it" : "be overwritten by it") +
                                   "; choose another path");
+  // An existing file of another kind (core/io/files.h): found now, not after the training.
+  check_output_target(save, is_safetensors_path(save) ? ContentKind::kSafetensors : ContentKind::kParams, "--save");
 }
 
 }  // namespace d2l

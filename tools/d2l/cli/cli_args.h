@@ -21,6 +21,9 @@
 // --help prints the usage and exits 0; an unknown option, a missing or malformed value, or
 // one out of range prints "error: ..." and the usage to stderr and exits 2, e.g.
 //   error: [--epochs] must be in [1, 100000], got -1
+// A text option's value must not be empty (unless allow_empty), must be UTF-8 and holds no
+// control character (checked_text_option). parse_or_exit also makes a failed write to
+// standard output an error at exit (core/io/standard_streams.h), --help's included.
 // Every numeric option has a range: the one declared, else every int64_t (every finite
 // double), so a value that overflows ("--seed 99999999999999999999") is refused with the
 // range too, never wrapped or clamped. parse() does the same checks but throws UsageError,
@@ -49,6 +52,10 @@ struct UsageError : std::runtime_error {
 // [min, max], got text" for a number outside the range.
 int64_t parse_int_option(const std::string& name, const std::string& text, int64_t min, int64_t max);
 double parse_float_option(const std::string& name, const std::string& text, double min, double max);
+// A text option's value (a sentence, a path): returns it, or throws UsageError when it is
+// empty (which would read as "not given"), not valid UTF-8, or holds a control character
+// (ESC, a newline: it would reach the terminal and forge lines of the log).
+std::string checked_text_option(const std::string& name, const std::string& text);
 
 class CliArgs {
  public:
@@ -65,6 +72,10 @@ class CliArgs {
   // bad usage: "[--rnn] expects gru or lstm, got 'rnn'".
   void add_choice(const std::string& name, const std::vector<std::string>& choices, const std::string& help,
                   const std::string& metavar = "S");
+
+  // A given text option must not be empty (it would read as "not given"), unless it is
+  // declared here as one whose empty value means something (--embeddings "": no vectors).
+  void allow_empty(const std::string& name);
 
   // Throws UsageError on a bad command line; sets help_requested() on --help / -h.
   void parse(const std::vector<std::string>& args);
@@ -92,6 +103,7 @@ class CliArgs {
     std::string s, metavar;
     std::vector<std::string> choices;  // String: the values it takes (empty: any)
     bool flag = false, given = false;
+    bool empty_ok = false;  // String: "" is a value (allow_empty)
   };
   Option& find(const std::string& name, const char* caller);
   const Option& find(const std::string& name, Kind kind) const;
@@ -105,7 +117,9 @@ class CliArgs {
 };
 
 // The options every chapter program has: --seed N (default `seed`, so runs reproduce),
-// --threads N (default `threads`; 0: OpenMP's default, all cores; ignored in a serial build)
+// --threads N (default `threads`; 0: OpenMP's default, all cores, or the cores when
+// OMP_NUM_THREADS asks for more than --threads takes; ignored in a serial build),
+// --force (an output may replace an existing file of another kind: core/io/files.h),
 // --max-tensor-mb N (default 0, no limit: set_max_tensor_bytes, core/engine/allocator.h) and --out
 // DIR (default `out_dir`, e.g. "out/attention_cues"), and --quick when the program has not
 // declared its own (the book flow passes ARGS=--quick to every chapter; a quick one ignores it).
@@ -146,10 +160,13 @@ std::string torch_size(const Shape& shape);
 // body: each is listed at the end as "error: ..." and the exit status is 1.
 int run_reporting_errors(const std::function<int()>& body);
 
-// Applies them: d2l::manual_seed, omp_set_num_threads (under #ifdef _OPENMP), and creates
-// the output directory. An empty --save, --load or --resume is an error. Before any training it checks that the outputs can be written: a
-// file can be created in --out, and --save FILE (when the program has that option) is not a
-// link, FIFO, device or directory and its folder takes new files. Returns the directory.
+// Applies them: d2l::manual_seed (with --resume, a --seed given is said to be ignored),
+// omp_set_num_threads (under #ifdef _OPENMP), --force, and creates the output directory. An
+// empty --save, --load or --resume is an error. Before any training it checks that the
+// outputs can be written: a file can be created in --out; --save FILE (when the program has
+// that option) is not a link, FIFO, device, directory, executable or source file and its
+// folder takes new files; --dump-attention FILE is not an existing file of another kind
+// than a .npy array. Returns the directory.
 std::string apply_chapter_options(const CliArgs& args);
 
 // --save must not name a file the program reads or writes besides it: the model would replace
@@ -158,6 +175,8 @@ std::string apply_chapter_options(const CliArgs& args);
 // (core/io/files.h same_file), not as spellings, and with them the files a run writes
 // without naming them: each PNG's SVG, the book flow's trace, log and settings, and standard
 // output and error when redirected to a file. Throws std::invalid_argument naming both.
+// Then an existing --save target of another kind than a model file is refused
+// (check_output_target, core/io/files.h).
 // Programs call it before training, once their inputs are resolved.
 void refuse_save_over(const CliArgs& args, const std::vector<std::pair<std::string, std::string>>& files);
 

@@ -1,6 +1,8 @@
 // tools/d2l/cli/training_options.cpp — the training chapters' shared options (see the header).
 #include "tools/d2l/cli/training_options.h"
 
+#include "tools/d2l/train/train_seq2seq.h"  // explain_tokens_of
+
 #include "tools/d2l/data/vocab_tokens.h"
 
 #include <cstdio>
@@ -75,7 +77,10 @@ Seq2SeqOptions::Seq2SeqOptions(CliArgs& args, int64_t book_epochs, int64_t quick
 
 int64_t Seq2SeqOptions::num_epochs() const { return args_.get_flag("quick") ? quick_epochs_ : args_.get_int("epochs"); }
 const std::string& Seq2SeqOptions::data() const { return args_.get_string("data"); }
-const std::string& Seq2SeqOptions::translate() const { return args_.get_string("translate"); }
+const std::string& Seq2SeqOptions::translate() const {
+  explain_tokens_of(args_.get_string("translate"));  // predict_seq2seq then notes its <unk> words and cut
+  return args_.get_string("translate");
+}
 
 Checkpoint Seq2SeqOptions::checkpoint(const std::string& model, const ModelSettings& hyper, const NmtData& data,
                                       ModelSettings run) const {

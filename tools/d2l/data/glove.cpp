@@ -10,6 +10,8 @@
 
 #include "core/shape.h"  // check
 #include "core/io/files.h"
+#include "core/io/json.h"  // quote_input
+#include "core/io/utf8.h"
 #include "tools/d2l/data/text.h"
 
 namespace d2l {
@@ -66,6 +68,12 @@ TokenEmbedding::TokenEmbedding(const std::string& path) {
     // per field would cost more than the parsing.
     const size_t token_end = line.find(' ');
     const std::string token = line.substr(0, token_end);
+    // A token is text: bytes that are not UTF-8 would reach the figures' labels and messages.
+    check(first_invalid_utf8(token) < 0, kOp, path, ":", lineno, ": the token ", quote_input(token, 40, '\''),
+          " is not valid UTF-8 (byte ", first_invalid_utf8(token), "); a GloVe file is UTF-8 text");
+    for (unsigned char c : token)
+      check(c >= 0x20 && c != 0x7F, kOp, path, ":", lineno, ": the token ", quote_input(token, 40, '\''),
+            " holds a control character; a GloVe file is text");
     fields.clear();
     for (size_t i = token_end; i != std::string::npos;) {
       const size_t sp = line.find(' ', i + 1);
@@ -79,12 +87,12 @@ TokenEmbedding::TokenEmbedding(const std::string& path) {
     // fastText's .vec files open with "count dim"; the book skips every line with fewer
     // than two values, which would also hide a truncated line, so we skip only this one.
     if (lineno == 1 && d == 1 && is_uint(token) && is_uint(field(0))) continue;
-    check(d >= 1, kOp, path, ":", lineno, ": token '", token, "' has no vector");
+    check(d >= 1, kOp, path, ":", lineno, ": token ", quote_input(token, 40, '\''), " has no vector");
     if (dim_ == 0) {
       dim_ = d;
       idx_to_vec.assign(static_cast<size_t>(dim_), 0.0f);
     }
-    check(d == dim_, kOp, path, ":", lineno, ": token '", token, "' has ", d,
+    check(d == dim_, kOp, path, ":", lineno, ": token ", quote_input(token, 40, '\''), " has ", d,
           " values, but the first vector has ", dim_);
     for (int64_t k = 0; k < d; ++k) {
       const char* b = line.data() + fields[k].first;
@@ -92,7 +100,8 @@ TokenEmbedding::TokenEmbedding(const std::string& path) {
       float v = 0.0f;
       const auto r = std::from_chars(b, e, v);
       check(r.ec == std::errc() && r.ptr == e && std::isfinite(v), kOp, path, ":", lineno,
-            ": value ", k + 1, " of token '", token, "' is not a finite number: '", field(k), "'");
+            ": value ", k + 1, " of token ", quote_input(token, 40, '\''), " is not a finite number: ",
+            quote_input(field(k), 40, '\''));
       idx_to_vec.push_back(v);
     }
     idx_to_token.push_back(token);

@@ -1,6 +1,8 @@
 // tools/d2l/data/nmt_data.cpp — 9.5 机器翻译与数据集 (sec_machine_translation), see nmt_data.h.
 #include "tools/d2l/data/nmt_data.h"
 
+#include "core/io/json.h"  // quote_input
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -25,10 +27,10 @@ std::string candidates() {  // where data_root() looked, for a hint
 }
 
 // At most ~n bytes of s for an error message, never cutting a UTF-8 character in two.
+// A line of the corpus for a message: cut, and its control characters escaped (quote_input).
 std::string excerpt(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // continuation byte
-  return s.substr(0, n) + "...";
+  while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // continuation byte
+  return quote_input(s, n, '\0');
 }
 }  // namespace
 
@@ -57,6 +59,14 @@ std::string read_data_nmt(const std::string& path) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     validate_utf8(text.substr(start, end - start), path, line);
+    // A control character (ESC, a form feed) would become part of a word, and reach the
+    // terminal in a translation; a tab is the one the format uses.
+    for (size_t i = start; i < end; ++i) {
+      const unsigned char c = static_cast<unsigned char>(text[i]);
+      check(c >= 0x20 || c == '\t', "read_data_nmt", path, ":", line, ": a control character (byte ", i - start,
+            " of ", quote_input(text.substr(start, end - start), 60, '"'), "); a corpus is text, english<TAB>french");
+      check(c != 0x7F, "read_data_nmt", path, ":", line, ": a control character (DEL, byte ", i - start, ")");
+    }
     start = end + 1;
   }
   return text;
@@ -84,7 +94,8 @@ std::string preprocess_nmt(const std::string& raw) {
 TokenizedNmt tokenize_nmt(const std::string& text, int64_t num_examples, const std::string& file) {
   TokenizedNmt out;
   const std::vector<std::string> lines = split(text, '\n');
-  int64_t i = 0;
+  int64_t i = 0, wide = 0, first_wide = 0;  // lines of more than two columns, which the book skips
+  size_t wide_columns = 0;
   for (; i < static_cast<int64_t>(lines.size()); ++i) {
     // The book breaks when i > num_examples, not i >= num_examples: it looks at lines
     // 0..num_examples, so num_examples=600 keeps 601 pairs. We match it so that our
@@ -97,6 +108,7 @@ TokenizedNmt tokenize_nmt(const std::string& text, int64_t num_examples, const s
     check(parts.size() >= 2 || line.empty(), "tokenize_nmt", file, ":", i + 1,
           ": expected english<TAB>french, found no tab in \"", excerpt(line, 60), "\"");
     // Only lines with exactly two columns count, as in the book (len(parts) == 2).
+    if (parts.size() > 2 && wide++ == 0) first_wide = i + 1, wide_columns = parts.size();
     if (parts.size() == 2) {
       // The book would keep a side without a word as the one token '' (a file of tabs is a
       // corpus of empty sentences that trains without complaint); no real pair looks like that.
@@ -108,6 +120,11 @@ TokenizedNmt tokenize_nmt(const std::string& text, int64_t num_examples, const s
       out.target.push_back(split(parts[1], ' '));
     }
   }
+  // A file whose lines all have a third column (Tatoeba's downloads add the attribution) is
+  // not empty: say what it holds and how to make it the book's two columns.
+  check(!out.source.empty() || wide == 0, "tokenize_nmt", file, ": no line of exactly two columns, english<TAB>french, in lines 1..",
+        i, "; ", wide, " have more (line ", first_wide, " has ", wide_columns,
+        "), which the book's reader skips: keep the first two with `cut -f1,2`");
   check(!out.source.empty(), "tokenize_nmt", file, ": empty corpus, no line of the form ",
         "english<TAB>french in lines 1..", i);
   return out;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "core/io/json.h"  // quote_input
 #include "core/ops.h"
 #include "core/shape.h"  // check
 #include "layers/exercises/natural_language_inference_attention.h"
@@ -60,8 +61,14 @@ std::string show(const std::vector<std::string>& tokens) {  // Python's repr of 
 void predict_and_draw(DecomposableAttention& net, const Vocab& vocab, const std::vector<std::string>& premise,
                       const std::vector<std::string>& hypothesis, const std::string& path, bool book_example) {
   const std::string label = predict_snli(net, vocab, premise, hypothesis);
-  if (!book_example)
+  if (!book_example) {  // a reader's pair: say which of its words the model cannot see
+    std::string unknown;
+    for (const std::vector<std::string>* side : {&premise, &hypothesis})
+      for (const std::string& w : *side)
+        if (vocab[w] == vocab.unk()) unknown += (unknown.empty() ? "" : ", ") + quote_input(w, 40, '\'');
+    if (!unknown.empty()) std::cout << "note: not in the vocabulary, read as <unk>: " << unknown << "\n";
     std::cout << "predict_snli(" << show(premise) << ", " << show(hypothesis) << "): '" << label << "'\n";
+  }
   const int64_t m = static_cast<int64_t>(premise.size()), n = static_cast<int64_t>(hypothesis.size());
   const Tensor beta = reshape(net.attend.beta_weights, {1, 1, m, n});
   const Tensor alpha = reshape(transpose(net.attend.alpha_weights, 1, 2), {1, 1, m, n});
@@ -88,6 +95,7 @@ void add_nli_options(CliArgs& args) {
                   "GloVe text file (word v1 ... v100 per line) to start the embedding from (default: the bundled "
                   "set's vectors.txt when training on it; \"\" for the random init)",
                   "FILE");
+  args.allow_empty("embeddings");  // "": the random init
   args.add_int("embed-size", 100, "15.5 ex. 1: embedding size (the book: 100, the word vectors' size)", 1, 100000);
   args.add_int("num-hiddens", 200, "15.5 ex. 1: hidden units of the three MLPs (the book: 200)", 1, 100000);
   args.add_float("lr", 0.001, "15.5 ex. 1: Adam's learning rate (the book: 0.001)", 1e-8, 10.0);
@@ -98,7 +106,8 @@ void add_nli_options(CliArgs& args) {
   const CheckpointOptions saving(args, /*resumable=*/true,
                                  "write the trained parameters, the model's settings and the training state to FILE "
                                  "(FILE.safetensors: the parameters and settings in that format, for PyTorch)",
-                                 "start from these parameters (same data and vocabulary); --epochs 0 to only predict");
+                                 "read parameters from FILE instead of training, as 10.4 and 10.7 do (same data and "
+                                 "vocabulary); with --epochs N, train them N epochs more");
 }
 
 SNLILoaders load_data_snli(int64_t batch_size, int64_t num_steps) {
@@ -165,7 +174,8 @@ DecomposableAttention& decomposable_attention(const Vocab& vocab, int64_t embed_
   run.checkpoint->set_safetensors_metadata({{"vocab.tokens", vocab_tokens_json(vocab)}});
   if (!args.get_string("load").empty()) {
     run.checkpoint->load(*run.net, args.get_string("load"));
-    std::printf("loaded %s\n", args.get_string("load").c_str());
+    // --load skips the training, as in every program with --load, unless --epochs asks for more.
+    std::printf("loaded %s%s\n", args.get_string("load").c_str(), run_given("epochs") ? "" : " (training skipped)");
     std::fflush(stdout);
   }
   return *run.net;
@@ -176,7 +186,8 @@ void train_ch13(DecomposableAttention& net, SNLIDataLoader& train_iter, SNLIData
   Checkpoint* checkpoint = nli_run().checkpoint.get();
   if (in_run()) {
     const int64_t book_epochs = num_epochs;
-    if (run_given("epochs") && run_args().get_int("epochs") != book_epochs) {
+    if (!run_args().get_string("load").empty() && !run_given("epochs")) num_epochs = 0;  // --load: no training
+    else if (run_given("epochs") && run_args().get_int("epochs") != book_epochs) {
       num_epochs = run_args().get_int("epochs");
       std::printf("--epochs %lld: %lld of the book's %lld epochs\n", static_cast<long long>(num_epochs),
                   static_cast<long long>(num_epochs), static_cast<long long>(book_epochs));
@@ -192,7 +203,8 @@ void train_ch13(DecomposableAttention& net, SNLIDataLoader& train_iter, SNLIData
         "--resume continues a training: give --epochs more than the file's epochs");
   const BatchForward forward = forward_of(net);
   if (num_epochs == 0) {
-    std::printf("test acc %.3f (no training: --epochs 0)\n", evaluate_accuracy(net, forward, test_iter));
+    std::printf("test acc %.3f (no training: %s)\n", evaluate_accuracy(net, forward, test_iter),
+                run_given("epochs") ? "--epochs 0" : "--load");
     if (checkpoint) checkpoint->save(net);  // --save: the loaded parameters (and the file's training state)
     return;
   }

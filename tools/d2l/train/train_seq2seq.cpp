@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/autograd.h"
+#include "core/io/json.h"  // quote_input
 #include "core/nn/init.h"
 #include "core/ops.h"
 #include "core/nn/optim.h"
@@ -238,6 +239,28 @@ Seq2SeqScores evaluate_seq2seq(EncoderDecoder& net, const NmtData& data, int64_t
   return scores;
 }
 
+std::string source_tokens_note(const std::string& src_sentence, const Vocab& src_vocab, int64_t num_steps) {
+  const std::vector<std::string> words = split(lower_utf8(src_sentence), ' ');
+  std::string unknown, note;
+  for (const std::string& w : words)
+    if (src_vocab[w] == src_vocab.unk()) unknown += (unknown.empty() ? "" : ", ") + quote_input(w, 40, '\'');
+  if (!unknown.empty()) note = "not in the vocabulary, read as <unk>: " + unknown;
+  const int64_t tokens = static_cast<int64_t>(words.size()) + 1;  // with <eos>
+  if (tokens > num_steps)
+    note += (note.empty() ? "" : "; ") + std::to_string(tokens) + " tokens with <eos>, cut to num_steps = " +
+            std::to_string(num_steps) + " (the rest is not read)";
+  return note;
+}
+
+namespace {
+std::string g_explained_sentence;  // explain_tokens_of's sentence
+bool g_explained = false;          // its note printed
+}  // namespace
+
+void explain_tokens_of(const std::string& src_sentence) {
+  if (src_sentence != g_explained_sentence) g_explained_sentence = src_sentence, g_explained = false;
+}
+
 std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
     EncoderDecoder& net, const std::string& src_sentence, const Vocab& src_vocab, const Vocab& tgt_vocab,
     int64_t num_steps, const std::string& device, bool save_attention_weights) {
@@ -246,6 +269,13 @@ std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
   const auto* attention_decoder = dynamic_cast<const AttentionDecoder*>(&net.decoder);
   check(!save_attention_weights || attention_decoder, "predict_seq2seq",
         "save_attention_weights needs an AttentionDecoder (e.g. Seq2SeqAttentionDecoder)");
+  if (!g_explained && !src_sentence.empty() && src_sentence == g_explained_sentence) {
+    g_explained = true;
+    if (const std::string note = source_tokens_note(src_sentence, src_vocab, num_steps); !note.empty()) {
+      std::printf("note: %s\n", note.c_str());
+      std::fflush(stdout);
+    }
+  }
   net.eval();  // dropout off while predicting
   NoGrad no_grad;
   std::vector<int64_t> src_tokens = src_vocab[split(lower_utf8(src_sentence), ' ')];

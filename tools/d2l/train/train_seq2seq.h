@@ -109,6 +109,14 @@ std::pair<std::string, AttentionWeightSeq> predict_seq2seq(EncoderDecoder& net, 
                                                            int64_t num_steps, const std::string& device = "cpu",
                                                            bool save_attention_weights = false);
 
+// A reader's sentence as predict_seq2seq reads it, in one line for the output: the words
+// the source vocabulary maps to '<unk>', and the cut to num_steps tokens (with '<eos>').
+// "" when neither happens.
+std::string source_tokens_note(const std::string& src_sentence, const Vocab& src_vocab, int64_t num_steps);
+// Marks a sentence as the reader's own (Seq2SeqOptions marks --translate): predict_seq2seq
+// prints "note: ..." (source_tokens_note) before it translates that sentence, once.
+void explain_tokens_of(const std::string& src_sentence);
+
 // The last sentence predict_seq2seq translated with save_attention_weights: what it read,
 // what it wrote and every step's first attention tensor (10.4's --cues and --dump-attention
 // read it after the section's code).

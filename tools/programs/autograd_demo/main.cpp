@@ -18,6 +18,8 @@
 #include <iostream>
 #include <string>
 
+#include "core/io/files.h"  // allow_overwriting_any_file
+#include "core/io/standard_streams.h"
 #include "core/debug/debug.h"
 #include "core/ops.h"
 #include "core/random.h"
@@ -65,10 +67,17 @@ void attention_example(const std::string& dot_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  check_standard_output_at_exit("autograd_demo");  // a failed write to stdout is an error at exit
   std::string dot_path;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--dot") && i + 1 < argc) {
       dot_path = argv[++i];
+      if (dot_path.empty()) {
+        std::fprintf(stderr, "error: [--dot] is empty; name a file, or leave the option out\n");
+        return 2;
+      }
+    } else if (!std::strcmp(argv[i], "--force")) {
+      allow_overwriting_any_file(true);  // --dot may replace a file of another kind
     } else if (!std::strcmp(argv[i], "--trace")) {
       set_trace_level(1);
     } else if (!std::strcmp(argv[i], "--trace-backward")) {
@@ -76,7 +85,7 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--profile")) {
       set_profile(true);
     } else {
-      std::fprintf(stderr, "usage: %s [--dot FILE] [--trace] [--trace-backward] [--profile]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--dot FILE [--force]] [--trace] [--trace-backward] [--profile]\n", argv[0]);
       return std::strcmp(argv[i], "--help") ? 2 : 0;
     }
   }

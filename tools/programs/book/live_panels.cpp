@@ -120,7 +120,9 @@ std::vector<std::string> LivePanels::sources(const std::string& name) const {
 void LivePanels::finish() const {
   if (!used_) return;
   const fs::path out(opt_.out), browser = fs::path(opt_.root) / "tools/browser";
-  write_file_atomically((out / "d2l_engine.js").string(), read_bytes(opt_.engine), "book");
+  // Read as a bounded plain file (a device or directory named by --engine is refused).
+  write_file_atomically((out / "d2l_engine.js").string(),
+                        read_input_file(opt_.engine, "book --engine", uint64_t{256} << 20), "book");
   for (const char* f : {"panels.js", "panels.css", "backward.js", "backward.css"})
     write_file_atomically((out / f).string(), read_bytes(browser / f), "book");
 }

@@ -3,8 +3,10 @@
 // programs with D2L_BOOK_TRACE set (their output to build/book-run/<name>.log, the source
 // lines of their banners and figures to <name>.trace), then this.
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
+#include "core/io/files.h"
 #include "tools/programs/book/catalog.h"
 #include "tools/programs/book/pages.h"
 #include "tools/d2l/cli/cli_args.h"
@@ -32,6 +34,10 @@ int main(int argc, char** argv) {
     opt.out = args.get_string("out");
     opt.root = args.get_string("root");
     opt.engine = args.get_string("engine");
+    if (!opt.engine.empty()) {  // checked before any page is written: a plain, non-empty file
+      const d2l::RegularFileReader engine(opt.engine, "book --engine");  // refuses a directory, /dev/zero, a FIFO
+      if (engine.size() == 0) throw std::runtime_error("[book --engine] " + opt.engine + ": the file is empty");
+    }
     opt.programs = args.get_string("programs");
     const int pages = d2l::book::write_book(opt);
     std::printf("wrote %s/index.html and %d section pages\n", opt.out.c_str(), pages);

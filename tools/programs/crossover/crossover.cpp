@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -76,9 +77,22 @@ int64_t meta_int(const SafetensorsMetadata& m, const std::string& key, const std
     throw std::runtime_error("[crossover] " + path + ": __metadata__ \"" + key + "\" is " + quote_input(v) +
                              ", not a positive integer");
   if (n > limit)
-    throw std::runtime_error("[crossover] " + path + ": __metadata__ \"" + key + "\" is " + v + ", above its limit " +
+    throw std::runtime_error("[crossover] " + path + ": __metadata__ \"" + key + "\" is " + quote_input(v, 80, '\0') +
+                             ", above its limit " +
                              std::to_string(limit) + " (" + why + "); refused before building the model");
   return n;
+}
+
+// A finite number setting in [0, 1) (a dropout rate); the refusal names the file and the key,
+// not std::stof.
+float meta_rate(const SafetensorsMetadata& m, const std::string& key, const std::string& path) {
+  const std::string& v = meta(m, key, path);
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(x >= 0 && x < 1))
+    throw std::runtime_error("[crossover] " + path + ": __metadata__ \"" + key + "\" is " + quote_input(v) +
+                             ", not a number in [0, 1)");
+  return static_cast<float>(x);
 }
 
 // The longest translation asked for (the book decodes 10 steps).
@@ -88,7 +102,7 @@ Vocab vocab_of(const SafetensorsMetadata& m, const std::string& name, const std:
   Vocab v = vocab_from_tokens_json(meta(m, name + ".tokens", path), path + " " + name + ".tokens");
   if (vocab_fingerprint(v) != meta(m, name, path))
     throw std::runtime_error("[crossover] " + path + ": the tokens of " + name + " give '" + vocab_fingerprint(v) +
-                             "', the file records '" + meta(m, name, path) + "'");
+                             "', the file records " + quote_input(meta(m, name, path), 80, '\''));
   return v;
 }
 
@@ -105,7 +119,9 @@ Vocab vocab_of(const SafetensorsMetadata& m, const std::string& name, const std:
 void refuse_variants(const SafetensorsMetadata& m, const std::string& path, std::initializer_list<const char*> keys) {
   for (const auto& [k, v] : m)
     for (const char* key : keys)
-      if (k == key) throw std::runtime_error("[crossover] " + path + ": an exercise's model (" + k + "=" + v + "); only the book's is rebuilt here");
+      if (k == key)
+        throw std::runtime_error("[crossover] " + path + ": an exercise's model (" + k + "=" + quote_input(v) +
+                                 "); only the book's is rebuilt here");
 }
 
 // Loads the parameters, the file's own settings being the ones to match.
@@ -146,6 +162,9 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
   const std::string layers_why = "the file holds " + std::to_string(b.tensors) + " tensors";
   const std::string dim_why = "no tensor of the file has a larger dimension";
   const std::string steps_why = "the longest translation this tool decodes";
+  if (!sentences.empty() && kind != "bahdanau_attention" && kind != "transformer")
+    throw std::runtime_error("[crossover] --sentence is a sentence to translate, but " + path + " holds a " +
+                             quote_input(kind) + " model, which translates nothing");
   if (sentences.empty()) sentences = {"go .", "i lost .", "he's calm .", "i'm home ."};
 
   if (kind == "nadaraya_watson") {
@@ -169,7 +188,7 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
                   hiddens = meta_int(m, "num_hiddens", path, b.max_dim, dim_why),
                   layers = meta_int(m, "num_layers", path, b.tensors, layers_why),
                   steps = meta_int(m, "num_steps", path, kMaxSteps, steps_why);
-    const float dropout = std::stof(meta(m, "dropout", path));
+    const float dropout = meta_rate(m, "dropout", path);
     Seq2SeqEncoder encoder(src.size(), embed, hiddens, layers, dropout);
     Seq2SeqAttentionDecoder decoder(tgt.size(), embed, hiddens, layers, dropout);
     EncoderDecoder net(encoder, decoder);
@@ -186,7 +205,7 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
                   query = meta_int(m, "query_size", path, b.max_dim, dim_why),
                   value = meta_int(m, "value_size", path, b.max_dim, dim_why),
                   steps = meta_int(m, "num_steps", path, kMaxSteps, steps_why);
-    const float dropout = std::stof(meta(m, "dropout", path));
+    const float dropout = meta_rate(m, "dropout", path);
     TransformerEncoder encoder(src.size(), key, query, value, h, {h}, h, ffn, heads, layers, dropout);
     TransformerDecoder decoder(tgt.size(), key, query, value, h, {h}, h, ffn, heads, layers, dropout);
     EncoderDecoder net(encoder, decoder);
@@ -219,8 +238,8 @@ void crossover_outputs(std::ostream& out, const std::string& path, std::vector<s
     }
     out << "]}\n";
   } else {
-    throw std::runtime_error("[crossover] " + path + ": model '" + kind +
-                             "' is none of nadaraya_watson, bahdanau_attention, transformer, decomposable_attention");
+    throw std::runtime_error("[crossover] " + path + ": model " + quote_input(kind, 80, '\'') +
+                             " is none of nadaraya_watson, bahdanau_attention, transformer, decomposable_attention");
   }
 }
 

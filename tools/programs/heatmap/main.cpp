@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/io/files.h"
+#include "core/io/standard_streams.h"
 #include "tools/d2l/cli/cli_args.h"
 #include "tools/d2l/figures/figures.h"
 #include "tools/programs/heatmap/heatmap_text.h"
@@ -73,10 +74,16 @@ using d2l::UsageError;
 constexpr uint64_t kMaxInputBytes = uint64_t{128} << 20;
 
 std::string read_input(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream os;
-    os << std::cin.rdbuf();
-    return os.str();
+  if (path == "-") {  // standard input, bounded as a named file is (< /dev/zero ends)
+    std::string bytes;
+    char buf[1 << 16];
+    while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+      bytes.append(buf, static_cast<size_t>(std::cin.gcount()));
+      if (bytes.size() > kMaxInputBytes)
+        throw std::runtime_error("[heatmap] <stdin>: more than the " + std::to_string(kMaxInputBytes >> 20) +
+                                 " MiB this reader accepts (an endless device such as /dev/zero?); refusing to read on");
+    }
+    return bytes;
   }
   if (::access(path.c_str(), R_OK) != 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
   return d2l::read_input_file(path, "heatmap", kMaxInputBytes);
@@ -184,6 +191,11 @@ int run(int argc, char** argv) {
     grid.rows = rows;
     grid.cols = total / rows;
   }
+  // Tooltip names beyond the matrices' columns or rows would be dropped without a word.
+  if (static_cast<int64_t>(opt.xnames.size()) > grid.width || static_cast<int64_t>(opt.ynames.size()) > grid.height)
+    throw UsageError("--xnames/--ynames: got " + std::to_string(opt.xnames.size()) + " x and " +
+                     std::to_string(opt.ynames.size()) + " y names for matrices of " + std::to_string(grid.height) +
+                     " rows and " + std::to_string(grid.width) + " columns (at most one per column and per row)");
   d2l::show_heatmaps(grid, opt, out);
   std::printf("saved %s (%lld x %lld grid of %lld x %lld matrices)\n", out.c_str(), static_cast<long long>(grid.rows),
               static_cast<long long>(grid.cols), static_cast<long long>(grid.height),
@@ -194,6 +206,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  d2l::check_standard_output_at_exit("heatmap");
   try {
     return run(argc, argv);
   } catch (const UsageError& e) {

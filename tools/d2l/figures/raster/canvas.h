@@ -93,7 +93,10 @@ void write_figure_file(const std::string& path, const std::string& bytes, const 
 // Text is DejaVu Sans, the font of the book's matplotlib figures, rendered with
 // stb_truetype from Debian's fonts-dejavu-core. If that file is missing (or D2L_FONT names
 // another font file, or "builtin"), text falls back to stb_easy_font's segment font, so
-// figures and tests never depend on a font being installed.
+// figures and tests never depend on a font being installed. A font file is read only when it
+// is a plain file, and its tables are checked against its size before stb_truetype (which
+// trusts every offset) sees it: a truncated or damaged font, a FIFO, a device or a folder
+// gets a warning naming it and the segment font.
 bool set_font(const std::string& path);   // "" = the built-in font; false if unreadable
 bool truetype_font_loaded();              // loads the default on first use
 const char* kDefaultFontPath();           // /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf

@@ -7,9 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <fstream>
 #include <iterator>
 
+#include "core/io/files.h"
+#include "core/io/json.h"  // quote_input
 #include "core/io/utf8.h"
 #include "tools/d2l/figures/raster/canvas.h"
 
@@ -33,15 +37,90 @@ Font& font() {
   return f;
 }
 
-bool load_truetype(Font& f, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+uint32_t be16(const std::vector<unsigned char>& b, size_t at) { return (uint32_t{b[at]} << 8) | b[at + 1]; }
+uint32_t be32(const std::vector<unsigned char>& b, size_t at) { return (be16(b, at) << 16) | be16(b, at + 2); }
+
+// stb_truetype trusts the file: every offset it follows is read without a bounds check, so a
+// truncated or damaged font would make it read outside the bytes (a segfault in the first
+// figure). The offsets it follows are checked here first against the file's size: the table
+// directory, the tables it uses, the cmap's subtables, hmtx's metrics and loca's glyph
+// offsets into glyf. Returns "" for a usable font, else what is wrong.
+std::string font_problem(const std::vector<unsigned char>& b) {
+  const uint64_t size = b.size();
+  if (size < 12) return "it is " + std::to_string(size) + " bytes, shorter than a font's header";
+  const uint32_t version = be32(b, 0);
+  if (version != 0x00010000 && version != 0x74727565 /* 'true' */ && version != 0x4F54544F /* 'OTTO' */)
+    return "it does not start as a TrueType or OpenType font";
+  const uint32_t num_tables = be16(b, 4);
+  if (12 + 16ull * num_tables > size) return "its table directory runs past the end of the file (truncated?)";
+  struct Table { uint64_t offset = 0, length = 0; bool found = false; };
+  auto table = [&](const char* tag) {
+    Table t;
+    for (uint32_t i = 0; i < num_tables; ++i) {
+      const size_t at = 12 + 16 * size_t{i};
+      if (std::memcmp(&b[at], tag, 4) == 0) t = {be32(b, at + 8), be32(b, at + 12), true};
+    }
+    return t;
+  };
+  for (uint32_t i = 0; i < num_tables; ++i) {
+    const size_t at = 12 + 16 * size_t{i};
+    if (uint64_t{be32(b, at + 8)} + be32(b, at + 12) > size)
+      return "its table '" + std::string(reinterpret_cast<const char*>(&b[at]), 4) +
+             "' runs past the end of the file (truncated?)";
+  }
+  for (const char* tag : {"cmap", "head", "hhea", "hmtx", "maxp"})
+    if (!table(tag).found) return std::string("it has no '") + tag + "' table";
+  const Table head = table("head"), hhea = table("hhea"), hmtx = table("hmtx"), maxp = table("maxp"), cmap = table("cmap");
+  if (head.length < 54 || hhea.length < 36 || maxp.length < 6 || cmap.length < 4) return "a table is too short";
+  const uint64_t num_glyphs = be16(b, maxp.offset + 4), num_metrics = be16(b, hhea.offset + 34);
+  if (num_metrics == 0 || 4 * num_metrics > hmtx.length) return "its 'hmtx' table is shorter than 'hhea' says";
+  const uint64_t subtables = be16(b, cmap.offset + 2);
+  if (4 + 8 * subtables > cmap.length) return "its 'cmap' table is shorter than its subtable list";
+  for (uint64_t i = 0; i < subtables; ++i) {
+    const uint64_t sub = cmap.offset + be32(b, cmap.offset + 4 + 8 * i + 4);
+    if (sub + 4 > cmap.offset + cmap.length) return "a 'cmap' subtable lies outside the table";
+    const uint32_t format = be16(b, sub);
+    const uint64_t length = format >= 8 ? (sub + 8 <= size ? be32(b, sub + 4) : size) : be16(b, sub + 2);
+    if (sub + length > cmap.offset + cmap.length) return "a 'cmap' subtable runs past the end of the table";
+  }
+  const Table loca = table("loca"), glyf = table("glyf");
+  if (glyf.found) {
+    if (!loca.found) return "it has 'glyf' but no 'loca' table";
+    const bool long_offsets = be16(b, head.offset + 50) != 0;
+    const uint64_t entry = long_offsets ? 4 : 2;
+    if (entry * (num_glyphs + 1) > loca.length) return "its 'loca' table is shorter than its glyph count";
+    for (uint64_t g = 0; g <= num_glyphs; ++g) {
+      const uint64_t at = loca.offset + entry * g;
+      const uint64_t off = long_offsets ? be32(b, at) : 2 * uint64_t{be16(b, at)};
+      if (off > glyf.length) return "a glyph's offset lies outside the 'glyf' table";
+    }
+  } else if (!table("CFF ").found) {
+    return "it has neither 'glyf' nor 'CFF ' outlines";
+  }
+  return "";
+}
+
+// A font file is at most this big (DejaVu Sans: 0.7 MB; the largest CJK fonts: ~20 MB).
+constexpr uint64_t kMaxFontBytes = uint64_t{64} << 20;
+
+// Loads the font at `path`; returns "" or why it cannot be used.
+std::string load_truetype(Font& f, const std::string& path) {
+  std::vector<unsigned char> bytes;
+  try {
+    RegularFileReader in(path, "font");  // refuses a FIFO (without waiting), a device, a directory
+    if (in.size() > kMaxFontBytes) return "it is larger than a font file (" + std::to_string(in.size() >> 20) + " MiB)";
+    const std::string data = in.read(in.size(), "the font");
+    bytes.assign(data.begin(), data.end());
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what(), prefix = "[font] " + path + ": ";
+    return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+  }
+  if (std::string why = font_problem(bytes); !why.empty()) return why;
   stbtt_fontinfo info;
-  const int offset = bytes.empty() ? -1 : stbtt_GetFontOffsetForIndex(bytes.data(), 0);
-  if (offset < 0) return false;
+  const int offset = stbtt_GetFontOffsetForIndex(bytes.data(), 0);
+  if (offset < 0) return "stb_truetype finds no font in it";
   f.bytes = std::move(bytes);  // stb_truetype keeps pointers into the bytes: init after the move
-  if (!stbtt_InitFont(&info, f.bytes.data(), offset)) return false;
+  if (!stbtt_InitFont(&info, f.bytes.data(), offset)) return "stb_truetype cannot read it";
   f.info = info;
   const float em = stbtt_ScaleForMappingEmToPixels(&f.info, 1.0f);
   int x0, y0, x1, y1, asc, desc, gap;
@@ -52,12 +131,18 @@ bool load_truetype(Font& f, const std::string& path) {
   stbtt_GetFontVMetrics(&f.info, &asc, &desc, &gap);
   f.line_ascent_em = asc * em;
   f.line_descent_em = -desc * em;
-  return true;
+  return "";
 }
 
-void choose_font(Font& f, const std::string& path) {
+// Picks the font at `path` ("" or "builtin": the segment font); returns why a named font
+// cannot be used ("" when it can).
+std::string choose_font(Font& f, const std::string& path) {
   f.chosen = true;
-  f.truetype = !path.empty() && path != "builtin" && load_truetype(f, path);
+  f.truetype = false;
+  if (path.empty() || path == "builtin") return "";
+  std::string why = load_truetype(f, path);
+  f.truetype = why.empty();
+  return why;
 }
 
 Font& current_font() {
@@ -65,12 +150,11 @@ Font& current_font() {
   if (f.chosen) return f;
   const char* env = std::getenv("D2L_FONT");
   const std::string path = env ? env : kDefaultFontPath();
-  choose_font(f, path);
-  if (!f.truetype && path != "builtin" && !path.empty())
+  if (const std::string why = choose_font(f, path); !why.empty())
     std::fprintf(stderr,
-                 "note: cannot read the font '%s'; figures use the built-in segment font "
+                 "warning: cannot use the font %s%s: %s; figures use the built-in segment font "
                  "(apt-get install fonts-dejavu-core, or set D2L_FONT to a .ttf file)\n",
-                 path.c_str());
+                 quote_input(path, 200, '\'').c_str(), env ? " (D2L_FONT)" : "", quote_input(why, 300, '\0').c_str());
   return f;
 }
 
