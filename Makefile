@@ -351,9 +351,13 @@ BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
 # stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.
 EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fexceptions \
                 -DD2L_FAST=0 -DD2L_REFERENCE_ONLY=1
+# The entry points (tools/browser/api.cpp), and malloc/free: the page copies its strings into
+# the heap itself (ccall would copy them onto the small stack).
+BROWSER_EXPORTS := _d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli
+BROWSER_EXPORTS := $(BROWSER_EXPORTS),_d2l_limits,_d2l_vocab,_malloc,_free
 EMLINK       := -O2 -fexceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
-                -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS \
-                -sEXPORTED_FUNCTIONS=_d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli
+                -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS,stringToUTF8,lengthBytesUTF8 \
+                -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS)
 # emscripten's JS optimiser runs on Node.js and needs Debian's acorn when Node is not Debian's.
 EMENV        := NODE_PATH=$${NODE_PATH:-/usr/share/nodejs}
 $(BROWSER)/include/stb:

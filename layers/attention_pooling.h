@@ -36,6 +36,9 @@ class AttentionPooling : public Module {
   virtual const char* section_name() const = 0;  // Layer<L, AttentionPooling> supplies it
 
   Tensor attention_weights;  // the last forward's: (batch_size, no. of queries, no. of kv pairs)
+  // The last forward's scores a(q, k) before masked_softmax (same shape), for a pooling that
+  // scores (ScoredAttention); undefined for the others.
+  Tensor scores;
 };
 
 }  // namespace d2l

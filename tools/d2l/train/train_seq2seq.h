@@ -3,6 +3,7 @@
 // 10.4 (sec_seq2seq_attention) share.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,9 +90,12 @@ std::pair<std::string, std::vector<Tensor>> predict_seq2seq(EncoderDecoder& net,
 // The same, keeping every attention tensor the decoder exposes at each step (the
 // Transformer's: self-attention of each block, then encoder–decoder attention of each
 // block), as the book's predict_seq2seq saves net.decoder.attention_weights whole.
+// on_step, when given, sees each step's decoder output Y (1, 1, vocab_size) before its
+// argmax (the live panels show the top tokens and the scores the attention had).
 std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
     EncoderDecoder& net, const std::string& src_sentence, const Vocab& src_vocab, const Vocab& tgt_vocab,
-    int64_t num_steps, const std::string& device = "cpu", bool save_attention_weights = false);
+    int64_t num_steps, const std::string& device = "cpu", bool save_attention_weights = false,
+    const std::function<void(const Tensor& Y)>& on_step = nullptr);
 
 // --dump-attention: predict_seq2seq's attention weights (every step's (1, 1, num_steps)) as one
 // .npy array (steps, num_steps), every key position kept (the figure cuts them at the

@@ -43,8 +43,8 @@ std::string note(const std::string& why) {
 const std::map<std::string, std::string> kTranslating = {
     {"bahdanau_attention", ""},
     {"transformer",
-     "Heatmaps: encoder self-attention and decoder-encoder attention of each layer, per head; hover a cell for its "
-     "value."}};
+     "Heatmaps: encoder self-attention and decoder-encoder attention of each layer, per head; hover or tap a cell "
+     "for its value."}};
 
 std::string replace_once(std::string text, const std::string& what, const std::string& with) {
   const size_t at = text.find(what);

@@ -361,7 +361,7 @@ class Writer {
 
   // The book's section this page accompanies: number, titles, the link online, and what
   // follows on the page (output, the exercises by number, the source).
-  std::string book_header(const Section& s) const {
+  std::string book_header(const Section& s, bool live) const {
     std::string h = "<h1><span class=\"num\">" + escape(s.info.number) + "</span>" + escape(s.info.zh) +
                     (s.info.en != s.info.zh ? " <span class=\"en\">/ " + escape(s.info.en) + "</span>" : "") +
                     "</h1>\n<p class=\"book\">\xE3\x80\x8A\xE5\x8A\xA8\xE6\x89\x8B\xE5\xAD\xA6\xE6\xB7\xB1\xE5\xBA\xA6"
@@ -369,6 +369,7 @@ class Writer {
                     escape(s.info.url) + "\">" + escape(s.info.url) + "</a><br/>Read the section there; this page "
                     "shows what its code prints and draws when run in C++, then its exercises run.</p>\n";
     h += "<nav class=\"toc\"><a href=\"#output\">\xE8\xBE\x93\xE5\x87\xBA / Output</a>";  // 输出
+    if (live) h += "<a href=\"#live\">\xE8\xAF\x95\xE4\xB8\x80\xE8\xAF\x95 / Live</a>";  // 试一试: the panel
     for (const ExerciseRun& e : s.exercises)
       h += "<a href=\"#" + e.info.anchor() + "\">" + kLian + " " + std::to_string(e.info.number) + "</a>";
     return h + "<a href=\"#source\">\xE6\xBA\x90\xE4\xBB\xA3\xE7\xA0\x81 / Source</a></nav>\n";  // 源代码
@@ -542,9 +543,12 @@ class Writer {
     for (const std::string& f : s.sources) marks.emplace_back(source(f).size(), false);
     int figure_index = 0;
     // The section's live panel (live_panels.h) comes right after its output.
-    const std::string output = section_output(s, figure_index, marks) + live_.section(s.info.program);
+    const std::string live = live_.section(s.info.program);
+    const bool has_live = live.find("id=\"live\"") != std::string::npos;
+    if (has_live) live_sections_.insert(s.info.program);
+    const std::string output = section_output(s, figure_index, marks) + live;
     const std::string exercises = exercises_part(s, figure_index, marks);
-    const std::string page = page_head(page_title(s)) + nav(i) + book_header(s) + output + exercises +
+    const std::string page = page_head(page_title(s)) + nav(i) + book_header(s, has_live) + output + exercises +
                              sources_part(s, marks) + nav(i) + "</body>\n</html>\n";
     write_file_atomically((out_ / (s.info.program + ".html")).string(), page, "book");
   }
@@ -557,7 +561,11 @@ class Writer {
     for (const Section& s : sections_)
       map += "<li><a href=\"" + s.info.program + ".html\"><b>" + escape(s.info.number) + "</b> " + escape(s.info.zh) +
              (s.info.en != s.info.zh ? " <span class=\"en\">/ " + escape(s.info.en) + "</span>" : "") + "</a><br/>" +
-             "<span class=\"meta\">" + std::to_string(s.exercises.size()) + " " + kLian + " \xC2\xB7 chapters/" +
+             "<span class=\"meta\">" +
+             (live_sections_.count(s.info.program)
+                  ? "<a href=\"" + s.info.program + ".html#live\">\xE8\xAF\x95\xE4\xB8\x80\xE8\xAF\x95 / Live</a> \xC2\xB7 "
+                  : std::string()) +
+             std::to_string(s.exercises.size()) + " " + kLian + " \xC2\xB7 chapters/" +
              escape(s.info.program) + ".cpp \xC2\xB7 <a href=\"" + escape(s.info.url) + "\" class=\"nw\">zh.d2l.ai</a>"
              "</span></li>\n";
     return map + "</ul>\n";
@@ -613,6 +621,7 @@ class Writer {
   fs::path root_, out_;
   std::vector<Section> sections_;
   LivePanels live_;
+  std::set<std::string> live_sections_;  // the sections whose page has a live panel (#live)
   std::map<std::string, std::vector<std::string>> files_;
   std::vector<std::pair<std::string, std::string>> settings_;
 };
