@@ -130,7 +130,7 @@ def main():
                 deadline, got = time.time() + 30, ""
                 while time.time() < deadline:  # as soon as the panel is wired, before the engine
                     got = evaluate(EARLY) or ""
-                    if got == "submitted" or got in ("ready", "running", "done", "error", "no panel"):
+                    if got in ("submitted", "ready", "running", "done", "error"):
                         break
                     time.sleep(0.005)
                 probe = wait_panel(selector)

@@ -89,10 +89,12 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
   // What each check expects in the page.
   struct Check {
     std::string arg, text;     // browser_check.py's argument; the expected text (error: its start)
-    bool error = false;
+    bool error;
     std::string then_text;     // after " THEN ": the second run's text ("" when none)
-    bool hostile = false;      // answered within a second
+    bool hostile;              // answered within a second
     std::string notes;         // text the notes must contain
+    Check(std::string a, std::string t, bool e = false, std::string then = "", bool h = false, std::string n = "")
+        : arg(std::move(a)), text(std::move(t)), error(e), then_text(std::move(then)), hostile(h), notes(std::move(n)) {}
   };
   std::vector<Check> checks;
   const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
@@ -164,7 +166,7 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
   checks.push_back({"attention_scoring_functions.html#" + softmax_ok.substr(0, softmax_ok.find("&keys")) +
                         "&keys=3e38%201%201%201&query=1%200&len=2=.live-error THEN " + softmax_ok + "=#live-softmax",
                     "[scoring] the keys must be numbers within \u00b11000000", true, rows, true});
-  checks.push_back({"attention_scoring_functions.html#scores={{REPEAT:1%20:600000}}&valid=1=.live-error THEN " +
+  checks.push_back({"attention_scoring_functions.html#scores={{REPEAT:1,:600000}}&valid=1=.live-error THEN " +
                         softmax_ok + "=#live-softmax",
                     "the scores: 1,200,000 characters; the panel takes at most 65536 bytes", true, rows, true});
   // A submit while the engine loads: no reload, no new address.

@@ -40,9 +40,11 @@
   // are one image (a canvas, a pixel per cell, scaled): thousands of cells draw at once.
   function heatmap(maps, opt) {
     // Square cells up to 28 px while a map fits 600 x 400 px; beyond, each axis shrinks alone.
+    // On a narrow screen the room is the panel's width, so that the labels keep their size.
     const fit = (n, room) => Math.max(0.5, Math.min(28, room / n));
-    const cw = fit(maps[0].cols, 600), ch = fit(maps[0].rows, 400);
-    const left = opt.ynames ? 14 + 6.2 * Math.max(2, ...opt.ynames.map((t) => t.length)) : 50, top = 26;
+    const left = opt.ynames ? 14 + 6.2 * Math.max(2, ...opt.ynames.map((t) => t.length)) : 50;
+    const top = opt.ynames && opt.ylabel ? 42 : 26;  // with row names, the row label goes above them
+    const cw = fit(maps[0].cols, Math.max(120, Math.min(600, room - left - 80))), ch = fit(maps[0].rows, 400);
     // Room under the map for the key names, written at 60 degrees, then the axis label.
     const longest = Math.max(2, ...(opt.xnames || [String(maps[0].cols)]).map((t) => t.length));
     const w = maps[0].cols * cw, h = maps[0].rows * ch, bottom = 24 + Math.ceil(longest * 6.2 * 0.87);
@@ -99,6 +101,7 @@
       names(opt.ynames, m.rows, true);
       if (opt.xlabel) el("text", { x: left + w / 2, y: height - 4, "text-anchor": "middle" }, svg, opt.xlabel);
       if (opt.ylabel && !opt.ynames) el("text", { transform: "translate(12," + (top + h / 2) + ") rotate(-90)", "text-anchor": "middle" }, svg, opt.ylabel);
+      else if (opt.ylabel) el("text", { x: 4, y: top - 6, "font-style": "italic" }, svg, opt.ylabel + " \u2193");
       const bx = left + w + 14;  // the colour bar, the same scale on every map
       for (let i = 0; i < 50; ++i)
         el("rect", { x: bx, y: top + (h * i) / 50, width: 12, height: h / 50 + 0.5, fill: color(opt.cmap || "Reds", 1 - (i + 0.5) / 50) }, svg);
@@ -147,6 +150,7 @@
 
   // --- the engine ------------------------------------------------------------------------
   let engine = null, limits = null, ready = null, loadedModels = {};
+  let room = 600;  // the width the figures have (the panel's), set before each run
   function boot() {
     ready = D2LEngine().then((m) => {
       limits = JSON.parse(m.ccall("d2l_limits", "string", [], []));
@@ -367,7 +371,7 @@
       if (epochs) {
         figure(out, "The training loss, 5 epochs of SGD (lr 0.5).",
                plot([{ x: r.losses.map((_, i) => i + 1), y: r.losses, style: "-" }], { xlabel: "epoch", ylabel: "loss" }));
-        figure(out, "The trained model's attention weights: a narrower kernel than h = 1.", heatmap(tensorMaps(r.param_weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
+        figure(out, "The trained model's attention weights, its kernel's width set by the learned w = " + r.w.toFixed(3) + ".", heatmap(tensorMaps(r.param_weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
       }
       return (epochs ? "trained" : "computed") + " in " + r.ms.toFixed(1) + " ms";
     },
@@ -401,6 +405,7 @@
     for (const e of p.querySelectorAll(".live-result, .live-clear, .live-notes, .live-time")) e.textContent = "";
     out.textContent = "";
     err.textContent = "";
+    room = out.clientWidth || 600;
     p.dataset.state = "running";
     const t0 = performance.now();
     const go = () => {

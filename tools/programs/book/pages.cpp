@@ -108,7 +108,7 @@ const char* const kStyle =
     ".note{font-size:.9rem;background:#fff8e1;border:1px solid #f0dc9c;padding:.4rem .6rem}"
     ".from{font-size:.85rem;color:#555;margin:.2rem 0}"
     "figure{margin:.8rem 0}figure svg,figure img{max-width:100%;height:auto;display:block}"
-    "figcaption{font-size:.85rem;color:#555;overflow-wrap:anywhere}"
+    "figcaption{font-size:.85rem;color:#333;overflow-wrap:anywhere}figcaption .path{color:#777;font-size:.75rem}"
     "details.again>summary{font-weight:normal;color:#555;font-size:.9rem}details{margin:.4rem 0}summary{cursor:pointer;font-weight:bold;overflow-wrap:anywhere}"
     "pre.src{background:#fcfcfc}pre.src .ln{color:#999;text-decoration:none;user-select:none}"
     "pre.src .cm{color:#2a6e2a}pre.src .st{color:#8a4b08}pre.src .ref{background:#fff3c4}"
@@ -401,7 +401,8 @@ class Writer {
       if (!svg_text.empty()) write_file_atomically((out_ / svg_rel).string(), svg_text, "book");
     }
     if (fs::exists(png)) write_file_atomically((out_ / rel).string(), read_bytes(png), "book");
-    html += "<figcaption>" + escape(f.path);
+    html += "<figcaption>" + escape(figure_description(s, f, base)) + " <span class=\"path\">" + escape(f.path) +
+            "</span>";
     if (fs::exists(png) && inline_it) html += " \xC2\xB7 <a href=\"" + escape(rel) + "\">PNG</a>";
     if (!inline_it && !svg_text.empty())
       html += " \xC2\xB7 <a href=\"" + escape(svg_rel) + "\">SVG (hover over a cell for its value)</a>";
@@ -412,6 +413,51 @@ class Writer {
               escape(range_text(f.at->file, r)) + "</a>";
     }
     return html + "</figcaption>\n</figure>\n";
+  }
+
+  // What a figure shows, for its caption: the description its program's opening comment gives
+  // beside the file's name ("//   attention.png   the decoder's attention over ..."), read from
+  // the file that drew it, then the section's program and its exercises' file; else its name
+  // in words ("average_pooling.png": "Average pooling").
+  std::string figure_description(const Section& s, const Figure& f, const std::string& base) {
+    std::vector<std::string> files;
+    if (f.at != nullptr) files.push_back(f.at->file);
+    files.push_back("chapters/" + s.info.program + ".cpp");
+    files.push_back("chapters/exercises/" + s.info.program + ".cpp");
+    for (const std::string& file : files) {
+      if (!fs::exists(root_ / file)) continue;
+      const std::string d = described_in(source(file), base);
+      if (!d.empty()) return d;
+    }
+    std::string words = fs::path(base).stem().string();
+    std::replace(words.begin(), words.end(), '_', ' ');
+    if (!words.empty() && words[0] >= 'a' && words[0] <= 'z') words[0] = static_cast<char>(words[0] - 'a' + 'A');
+    return words;
+  }
+  // The description after `base` in the opening comment of `lines`, with its continuation
+  // lines (indented at least as far), or "" when the name is followed by another file's name.
+  static std::string described_in(const std::vector<std::string>& lines, const std::string& base) {
+    auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+    for (size_t i = 0; i < lines.size() && lines[i].rfind("//", 0) == 0; ++i) {
+      const std::string& l = lines[i];
+      size_t at = l.find(base);
+      while (at != std::string::npos && at > 0 && word_char(l[at - 1])) at = l.find(base, at + 1);
+      if (at == std::string::npos) continue;
+      size_t d = at + base.size();
+      while (d < l.size() && (l[d] == ' ' || l[d] == ':')) ++d;
+      if (l.compare(d, 3, "\xE2\x80\x94") == 0) d += 3;  // an em dash
+      while (d < l.size() && l[d] == ' ') ++d;
+      if (d >= l.size() || d - (at + base.size()) < 2 || l.find(".png", d) != std::string::npos) return "";
+      std::string text = l.substr(d);
+      for (size_t j = i + 1; j < lines.size() && lines[j].rfind("//", 0) == 0; ++j) {
+        const size_t start = lines[j].find_first_not_of(' ', 2);
+        if (start == std::string::npos || start < d || lines[j].find(".png") != std::string::npos) break;
+        text += " " + lines[j].substr(start);
+      }
+      if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 'a' + 'A');
+      return text;
+    }
+    return "";
   }
 
   static bool has_source(const Section& s, const std::string& f) {
