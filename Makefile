@@ -345,7 +345,11 @@ HAVE_EMXX    := $(shell command -v $(EMXX) 2>/dev/null)
 BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*.cpp core/io/*.cpp core/debug/*.cpp \
                   core/kernels/reference/*.cpp layers/*.cpp layers/exercises/*.cpp tools/d2l/data/*.cpp tools/d2l/train/*.cpp \
                   tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp
-BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp tools/d2l/train/loss_curve.cpp,$(BROWSER_SRC))
+BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp,$(BROWSER_SRC))
+# 10.2's panel runs the section's own f (the book's function): the section's file, its main
+# renamed, and what that main calls (tools/d2l/cli/).
+BROWSER_SRC  += chapters/nadaraya_watson.cpp $(wildcard tools/d2l/cli/*.cpp)
+$(BROWSER)/obj/chapters/nadaraya_watson.o: EMFLAGS += -Dmain=d2l_nadaraya_watson_main
 BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
 # -fexceptions: the engine's errors are exceptions, which emscripten otherwise turns into aborts.
 # stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.

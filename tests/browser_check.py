@@ -13,9 +13,15 @@ A CHECK is one of
         it as a reader does, and waits again: the engine must still answer after the first;
         in either, {{REPEAT:text:count}} is text repeated count times (a link longer than a
         command line's argument may be);
+    EVAL PAGE=EXPRESSION
+        opens PAGE, waits for its panel, then evaluates the JavaScript EXPRESSION (a promise is
+        awaited; window.D2L calls the engine, FORGE(model, key, value) writes the page's saved
+        model with one metadata setting replaced to /forged.safetensors): its value is "text",
+        with "took" the ms it took;
     EARLY PAGE=SELECTOR
         opens PAGE and submits its form while the engine is still loading: the page must not
-        reload (a mark set in the page survives) nor change its address.
+        reload (a mark set in the page survives) nor change its address; it ends "ready" (or
+        "done" when the panel runs on load).
 For each it prints one line of JSON: {"check": CHECK, "state", "text": the text of SELECTOR,
 "error": the panel's error text, "time": its timing text, "took": ms from request to answer,
 "ready_ms": ms from navigation until the engine was ready, "notes": the panel's notes,
@@ -66,6 +72,22 @@ EARLY = """(() => {
   form.querySelector('button').click();
   return 'submitted';
 })()"""
+
+
+# Defines FORGE in the page: the model's safetensors (the page's own weights) with one setting
+# of its metadata replaced, written into the engine's file system as /forged.safetensors.
+FORGE = """window.FORGE = async (model, key, value) => {
+  const m = await D2L.engine(), bin = atob(window.D2L_WEIGHTS[model]);
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0)), view = new DataView(bytes.buffer);
+  const n = Number(view.getBigUint64(0, true)), header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  header.__metadata__[key] = value;
+  const text = new TextEncoder().encode(JSON.stringify(header)), out = new Uint8Array(8 + text.length + bytes.length - 8 - n);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(text, 8);
+  out.set(bytes.subarray(8 + n), 8 + text.length);
+  m.FS.writeFile('/forged.safetensors', out);
+  return '/forged.safetensors';
+}; 0"""
 
 
 def console_errors(events):
@@ -124,7 +146,20 @@ def main():
         for n, check in enumerate(checks):
             # {{REPEAT:text:count}}: text repeated, for inputs longer than a command line's argument
             check = re.sub(r"\{\{REPEAT:([^:}]*):(\d+)\}\}", lambda m: m.group(1) * int(m.group(2)), check)
-            if check.startswith("EARLY "):
+            if check.startswith("EVAL "):
+                url_part, _, expr = check[5:].partition("=")
+                open_page(url_part)
+                browser.wait_event("Page.loadEventFired", timeout=60)
+                probe = wait_panel("body", ("ready", "done", "error", "no panel"))
+                evaluate(FORGE)
+                t0 = time.time()
+                res = browser.send("Runtime.evaluate", {"expression": "(async () => { try { return String(await (" + expr +
+                                                        ")); } catch (e) { return 'Error: ' + (e.message || e); } })()",
+                                                        "returnByValue": True, "awaitPromise": True}, session=session)
+                probe["took"] = "%.1f" % ((time.time() - t0) * 1000)
+                probe["text"] = res["result"].get("value")
+                probe["state"] = "done"
+            elif check.startswith("EARLY "):
                 url_part, _, selector = check[6:].rpartition("=")
                 open_page(url_part)
                 deadline, got = time.time() + 30, ""
@@ -133,8 +168,9 @@ def main():
                     if got in ("submitted", "ready", "running", "done", "error"):
                         break
                     time.sleep(0.005)
-                probe = wait_panel(selector)
-                kept = evaluate("String(window.__d2l_mark === 1) + ' ' + location.search + location.hash")
+                probe = wait_panel(selector, ("ready", "done", "error", "no panel"))
+                kept = evaluate("String(window.__d2l_mark === 1) + (location.search || location.hash ? "
+                                "', address now ' + location.search + location.hash : ', address unchanged')")
                 probe["text"] = ("submitted while loading" if got == "submitted" else "not caught loading: " + got) + \
                     "; mark kept: " + kept
             else:
@@ -158,7 +194,7 @@ def main():
                                     session=session)
                 with open(os.path.join(shots, f"{n}.png"), "wb") as f:
                     f.write(base64.b64decode(shot["data"]))
-            ok = ok and probe.get("state") in ("done", "error")
+            ok = ok and probe.get("state") in (("ready", "done", "error") if check.startswith("EARLY ") else ("done", "error"))
             print(json.dumps(dict(check=sys.argv[3 + n], console=console, **probe),
                              ensure_ascii=False), flush=True)
     finally:

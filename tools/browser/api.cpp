@@ -49,6 +49,10 @@
 using namespace d2l;
 using d2l::browser::JsonOut;
 
+// 10.2's f(x) = 2 sin(x) + x^0.8, defined by the section (chapters/nadaraya_watson.cpp, compiled
+// into the engine with its main renamed): the panel draws the book's own function.
+Tensor f(const Tensor& x);
+
 namespace {
 
 std::string answer;  // the last result, returned to JavaScript as a C string
@@ -367,11 +371,10 @@ std::string positional_encoding(int64_t num_steps, int64_t encoding_dim) {
   return JsonOut().tensor("P", pe(zeros({1, num_steps, encoding_dim}))).done();
 }
 
-// 10.2: the book's data (f(x) = 2 sin x + x^0.8, noise N(0, 0.5)), then the nonparametric
+// 10.2: the book's data (the section's own f, noise N(0, 0.5)), then the nonparametric
 // pooling with bandwidth h (weights softmax(-((x - x_i)/h)² / 2)), and with epochs > 0 the
-// parametric model trained as the chapter trains it (SGD, lr 0.5, keys leaving out each
-// query's own point), its losses and predictions.
-Tensor f(const Tensor& x) { return 2.0f * sin(x) + pow(x, 0.8f); }
+// parametric model (layers/nadaraya_watson.h) trained as the chapter trains it (SGD, lr 0.5,
+// keys leaving out each query's own point), its losses and predictions.
 Tensor off_diagonal(const Tensor& tile) {
   const int64_t n = tile.size(0);
   const std::vector<float> all = tile.to_vector();
@@ -410,14 +413,18 @@ std::string nadaraya_watson(int64_t n_train, float bandwidth, int64_t epochs, in
     const Tensor keys = off_diagonal(repeat(x_train, {n_train, 1}));
     const Tensor values = off_diagonal(repeat(y_train, {n_train, 1}));
     SGD trainer(net.parameters(), 0.5f);
-    std::vector<float> losses;
+    std::vector<float> losses, grads, ws;  // per epoch: the loss, dL/dw before the step, w after it
+    const float w0 = net.w.item();
     for (int64_t e = 0; e < epochs; ++e) {
       trainer.zero_grad();
       const Tensor l = pow(net(x_train, keys, values) - y_train, 2.0f) * 0.5f;
       sum(l).backward();
+      grads.push_back(net.w.grad().item());
       trainer.step();
       losses.push_back(sum(l).item());
+      ws.push_back(net.w.item());
     }
+    o.num("w0", w0).nums("grads", grads).nums("ws", ws);
     NoGrad no_grad;
     const Tensor y_param = net(x_test, repeat(x_train, {n_test, 1}), repeat(y_train, {n_test, 1}));
     o.nums("losses", losses).num("w", net.w.item()).nums("y_param", y_param.to_vector());

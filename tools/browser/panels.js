@@ -359,7 +359,7 @@
       return "computed in " + r.ms.toFixed(1) + " ms";
     },
     nadaraya_watson(p, q, out, hover) {
-      const n = Number(q.get("n")), h = Number(q.get("h")), epochs = q.get("train") === "1" ? 5 : 0;
+      const n = Number(q.get("n")), h = Number(q.get("h")), epochs = q.get("train") === "1" ? Number(q.get("epochs") || 5) : 0;
       const r = call("d2l_nadaraya_watson", [n, h, epochs, 0]);
       const series = [{ x: r.x_test, y: r.y_truth, style: "-", label: "Truth" },
                       { x: r.x_test, y: r.y_hat, style: "--", label: "Pred (h = " + h + ")", color: "#bf00bf" }];
@@ -368,8 +368,12 @@
       figure(out, "Nonparametric attention pooling with bandwidth h" + (epochs ? ", and the parametric model trained in the page" : "") + ": predictions against the truth and the noisy training points.",
              plot(series, { xlabel: "x", ylabel: "y", xlim: [0, 5], ylim: [-1, 5] }));
       figure(out, "Its attention weights: each test input (row) over the training inputs (columns).", heatmap(tensorMaps(r.weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
+      // The section's lines ("epoch 1, loss 22.728777"), then what each step did to w.
+      document.getElementById("live-losses").textContent = epochs ? r.losses.map((l, i) => "epoch " + (i + 1) + ", loss " + l.toFixed(6)).join("\n") : "";
+      document.getElementById("live-w").textContent = epochs ? ["w = " + r.w0.toFixed(6) + " at the start (U[0, 1), seed 0)"].concat(
+        r.grads.map((g, i) => "epoch " + (i + 1) + ": dL/dw = " + g.toFixed(6) + ", w ← w − 0.5 · dL/dw = " + r.ws[i].toFixed(6))).join("\n") : "";
       if (epochs) {
-        figure(out, "The training loss, 5 epochs of SGD (lr 0.5).",
+        figure(out, "The training loss, " + epochs + " epoch" + (epochs > 1 ? "s" : "") + " of SGD (lr 0.5).",
                plot([{ x: r.losses.map((_, i) => i + 1), y: r.losses, style: "-" }], { xlabel: "epoch", ylabel: "loss" }));
         figure(out, "The trained model's attention weights, its kernel's width set by the learned w = " + r.w.toFixed(3) + ".", heatmap(tensorMaps(r.param_weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
       }
@@ -449,6 +453,12 @@
         history.replaceState(null, "", "#" + q.toString().replace(/\+/g, "%20"));
         run(p, q);
       });
+      const stepper = form.querySelector(".live-step-epoch");  // 10.2: one more epoch from the same start
+      if (stepper) stepper.addEventListener("click", () => {
+        form.elements.train.checked = true;
+        form.elements.epochs.value = Math.max(0, Number(form.elements.epochs.value) || 0) + 1;
+        form.requestSubmit();
+      });
       const vocab = p.querySelector(".live-vocab");
       if (vocab) vocab.addEventListener("toggle", () => {
         try { vocabulary(p, p.dataset.model); } catch (e) { vocab.querySelector("p").textContent = String(e.message || e); }
@@ -480,6 +490,14 @@
       }
     });
   }
+  // For the console and the browser test: D2L.call("d2l_nli", ["a man .", "a dog ."]) answers
+  // the entry point's result, or its error as an Error, through the heap as the panels call it
+  // (only the engine's own bounds apply, not the page's); D2L.model(name) loads a panel's model.
+  window.D2L = {
+    call: (name, args) => ready.then(() => call(name, args)),
+    model: (name) => ready.then(() => model(name)),
+    engine: () => ready,
+  };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -454,6 +454,7 @@ class Writer {
         if (start == std::string::npos || start < d || lines[j].find(".png") != std::string::npos) break;
         text += " " + lines[j].substr(start);
       }
+      while (!text.empty() && (text.back() == ';' || text.back() == ',' || text.back() == ' ')) text.pop_back();
       if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 'a' + 'A');
       return text;
     }
