@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -94,8 +95,16 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
     std::string then_text;     // after " THEN ": the second run's text ("" when none)
     bool hostile;              // answered within a second
     std::string notes;         // text the notes must contain
+    double rel = 0;            // > 0: the text's numbers equal the expected ones to this relative error
     Check(std::string a, std::string t, bool e = false, std::string then = "", bool h = false, std::string n = "")
         : arg(std::move(a)), text(std::move(t)), error(e), then_text(std::move(then)), hostile(h), notes(std::move(n)) {}
+  };
+  auto numbers_in = [](const std::string& s) {
+    std::vector<double> v;
+    const std::regex number("[0-9]+(\\.[0-9]+)?");
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), number); it != std::sregex_iterator(); ++it)
+      v.push_back(std::stod(it->str()));
+    return v;
   };
   std::vector<Check> checks;
   const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
@@ -146,7 +155,10 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
       nw_epochs += (nw_epochs.empty() ? "" : "\n") + it->str();
     BOOST_REQUIRE_MESSAGE(!nw_epochs.empty(), "nadaraya_watson printed no epoch lines");
   }
+  // The same data, model and steps; the last printed digit may differ: the page's sin and pow
+  // are emscripten's libm, not glibc's (measured: 17.959488 in the page, 17.959492 natively).
   checks.push_back({"nadaraya_watson.html#n=50&h=1&train=1&epochs=5=#live-losses", nw_epochs});
+  checks.back().rel = 1e-6;
   // Hostile links: a clear message naming the input and its bound within a second, then the
   // reader's next ordinary input answered.
   const std::string go = "translate=go%20.=#live-translation";
@@ -239,8 +251,16 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
     BOOST_TEST_CONTEXT(c.arg.substr(0, 200)) {
       const bool early = c.arg.rfind("EARLY ", 0) == 0;  // 10.4's panel waits for the reader
       BOOST_TEST(got["state"] == (early ? "ready" : c.error ? "error" : "done"), line.substr(0, 2000));
-      if (c.error) BOOST_TEST(got["text"].rfind(c.text, 0) == 0, got["text"]);
-      else BOOST_TEST(got["text"] == c.text);
+      if (c.error) {
+        BOOST_TEST(got["text"].rfind(c.text, 0) == 0, got["text"]);
+      } else if (c.rel > 0) {
+        const std::vector<double> want = numbers_in(c.text), have = numbers_in(got["text"]);
+        BOOST_TEST(have.size() == want.size(), got["text"]);
+        for (size_t i = 0; i < std::min(have.size(), want.size()); ++i)
+          BOOST_TEST(std::abs(have[i] - want[i]) <= c.rel * std::max(1.0, std::abs(want[i])), got["text"]);
+      } else {
+        BOOST_TEST(got["text"] == c.text);
+      }
       if (!c.notes.empty()) BOOST_TEST(got["notes"].find(c.notes) != std::string::npos, got["notes"]);
       if (c.hostile) BOOST_TEST(std::stod(got["took"]) < 1000.0, "answered in " << got["took"] << " ms");
       if (c.arg.find(" THEN ") != std::string::npos) {
