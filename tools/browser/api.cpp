@@ -70,7 +70,7 @@ struct Limits {
   double magnitude = 1e6;         // |any number| in a list: its products stay finite in float
   int64_t positions = 1000, dims = 512, pe_cells = 65536;  // d2l_positional_encoding
   int64_t nw_points = 1000, nw_epochs = 1000;              // d2l_nadaraya_watson
-  double nw_work = 5e6;           // epochs x n x (n - 1): the training's kernel evaluations
+  double nw_work = 1e6;           // epochs x n x (n - 1), the training's kernel evaluations: ~0.6 s
   double bandwidth_min = 1e-4, bandwidth_max = 1e4;
   size_t name_bytes = 256;        // d2l_load: model name, path
 };

@@ -251,6 +251,11 @@
     sum.textContent = "Inside the decoder, step by step: the top-5 tokens, and the attention scores before masked_softmax";
     d.appendChild(sum);
     const K = r.num_steps, R = r.scores.shape[1];
+    const why = document.createElement("p");
+    why.textContent = "The encoder reads num_steps = " + K + " positions; the source has " + Math.min(r.valid_len, K) +
+      " tokens with <eos>, so masked_softmax replaces the scores from position " + Math.min(r.valid_len, K) +
+      " on (the padding) by -1e6 before the softmax: their weight is 0" + (r.valid_len >= K ? " (here none is masked)." : ".");
+    d.appendChild(why);
     const text = (tag, t, cls) => { const e = document.createElement(tag); e.textContent = t; if (cls) e.className = cls; return e; };
     r.top.forEach((top, t) => {
       const div = document.createElement("div");
