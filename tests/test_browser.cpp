@@ -3,15 +3,23 @@
 // engine compiled for the browser (build-browser/d2l_engine.js, `make browser`), and headless
 // Chromium opens them from file:// with the panels' state in the URL fragment
 // (tests/browser_check.py). What the page computes must be what the native programs printed:
-// the book's four sentences translated by 10.4's and 10.7's models, 15.5's prediction on the
-// book's example, and a masked_softmax row (against the native op). Skipped, saying which,
-// without emscripten's output or without Chromium.
+// the book's four sentences translated by 10.4's and 10.7's models, a sentence with words outside
+// the vocabulary and capitals (as `bahdanau_attention --load ... --translate` reads it), 15.5's
+// prediction on the book's example, a masked_softmax row (against the native op), 10.2's
+// epochs. Hostile links (a sentence of 1.33 M characters or 1.325 M dots, a 3,000-word premise,
+// a bandwidth of 1e-30, 1000 x 512 positional encodings, keys of 3e38, 600,000 scores) and
+// the entry points called directly (1e6 scores, 2000 points x 1000 epochs, forged model
+// settings, a call that traps the engine) get a clear message within a second and leave the
+// engine answering the next ordinary input; a submit before the engine is ready does not
+// reload the page. Skipped, saying which, without emscripten's output or without Chromium.
+// And natively: the engine's JSON refuses NaN and infinity (tools/browser/json_out.h).
 #include <boost/test/unit_test.hpp>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <regex>
 #include <string>
@@ -20,6 +28,7 @@
 #include "core/io/json.h"
 #include "core/ops.h"
 #include "tests/test_prelude.h"
+#include "tools/browser/json_out.h"
 
 namespace {
 
@@ -282,6 +291,26 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
     }
   }
   BOOST_TEST(k == checks.size());
+}
+
+// The engine's answers are JSON, which has no NaN or infinity: a non-finite number is an error
+// naming the result and where in it, never "-nan" or "inf" in the text.
+BOOST_AUTO_TEST_CASE(json_answers_refuse_non_finite_numbers) {
+  using d2l::browser::JsonOut;
+  BOOST_TEST(JsonOut().num("w", 0.5).nums("losses", {1.0f, 2.5f}).done() == "{\"w\":0.5,\"losses\":[1,2.5]}");
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const JsonOut::NonFinite& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  BOOST_TEST(message([] { JsonOut().nums("weights", {1.0f, std::nanf("")}); }) ==
+             "the result 'weights' is not finite (NaN at element 1)");
+  BOOST_TEST(message([] { JsonOut().tensor("P", d2l::tensor({0.0f, 1.0f, -INFINITY}, {3})); }) ==
+             "the result 'P' is not finite (infinity at element 2)");
+  BOOST_TEST(message([] { JsonOut().num("w", std::log(0.0)); }) == "the result 'w' is not finite (infinity at element 0)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
