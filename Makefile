@@ -151,11 +151,12 @@ $(LIB): $(LIB_OBJ) $(LIB:.a=.members)
 $(LIB:.a=.members): FORCE
 	@mkdir -p $(dir $@); printf '%s\n' $(LIB_OBJ) >$@.new; cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
-# A section's program links its exercises, chapters/exercises/<name>.cpp, when it has them
-# (tools/d2l/cli/exercises.h: the file registers them at start-up, so it is linked as an
-# object, not taken from an archive that would drop it).
+# A section's program links its room, chapters/run/<name>.cpp (tools/d2l/cli/section.h), and
+# its exercises, chapters/exercises/<name>.cpp (tools/d2l/cli/exercises.h), when it has them:
+# each registers itself at start-up, so it is linked as an object, not taken from an archive
+# that would drop it.
 define chapter_rule
-$(BUILD)/chapters/$(1): $(OBJ)/chapters/$(1).o $(if $(wildcard chapters/exercises/$(1).cpp),$(OBJ)/chapters/exercises/$(1).o) $(LIB)
+$(BUILD)/chapters/$(1): $(OBJ)/chapters/$(1).o $(if $(wildcard chapters/run/$(1).cpp),$(OBJ)/chapters/run/$(1).o) $(if $(wildcard chapters/exercises/$(1).cpp),$(OBJ)/chapters/exercises/$(1).o) $(LIB)
 	@mkdir -p $$(dir $$@)
 	$$(call say,LINK,$$@)
 	$$(Q)$$(CXX) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
@@ -344,13 +345,16 @@ BROWSER_JS   := $(BROWSER)/d2l_engine.js
 HAVE_EMXX    := $(shell command -v $(EMXX) 2>/dev/null)
 BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*.cpp core/io/*.cpp core/debug/*.cpp \
                   core/kernels/reference/*.cpp layers/*.cpp layers/exercises/*.cpp tools/d2l/data/*.cpp tools/d2l/train/*.cpp \
-                  tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp
+                  tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp \
+                tools/programs/backward_steps/attention_backward.cpp
 BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp,$(BROWSER_SRC))
 # 10.2's panel runs the section's own f (the book's function): the section's file, its main
 # renamed, and what that main calls (tools/d2l/cli/).
 BROWSER_SRC  += chapters/nadaraya_watson.cpp $(wildcard tools/d2l/cli/*.cpp)
 $(BROWSER)/obj/chapters/nadaraya_watson.o: EMFLAGS += -Dmain=d2l_nadaraya_watson_main
 BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
+# The entry points, linked whole (an archive member nothing else calls would be dropped).
+BROWSER_API  := $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/obj/tools/browser/backward.o
 # -fexceptions: the engine's errors are exceptions, which emscripten otherwise turns into aborts.
 # stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.
 EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fexceptions \
@@ -358,6 +362,7 @@ EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -
 # The entry points (tools/browser/api.cpp), and malloc/free: the page copies its strings into
 # the heap itself (ccall would copy them onto the small stack).
 BROWSER_EXPORTS := _d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli
+BROWSER_EXPORTS := $(BROWSER_EXPORTS),_d2l_backward,_d2l_backward_gradcheck
 BROWSER_EXPORTS := $(BROWSER_EXPORTS),_d2l_limits,_d2l_vocab,_malloc,_free
 EMLINK       := -O2 -fexceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
                 -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS,stringToUTF8,lengthBytesUTF8 \
@@ -372,8 +377,8 @@ $(BROWSER)/obj/%.o: %.cpp | $(BROWSER)/include/stb
 	$(Q)$(EMENV) $(EMXX) $(EMFLAGS) -c $< -o $@
 $(BROWSER_JS): $(BROWSER_OBJ)
 	$(call say,EMLINK,$@)
-	$(Q)rm -f $(BROWSER)/libd2l.a && $(EMENV) emar rcs $(BROWSER)/libd2l.a $(filter-out %/tools/browser/api.o,$^)
-	$(Q)$(EMENV) $(EMXX) $(EMLINK) $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/libd2l.a -o $@
+	$(Q)rm -f $(BROWSER)/libd2l.a && $(EMENV) emar rcs $(BROWSER)/libd2l.a $(filter-out $(BROWSER_API),$^)
+	$(Q)$(EMENV) $(EMXX) $(EMLINK) $(BROWSER_API) $(BROWSER)/libd2l.a -o $@
 	@echo "[make] $@: $$(stat -c %s $@) bytes"
 browser: $(if $(HAVE_EMXX),$(BROWSER_JS))
 	$(if $(HAVE_EMXX),,@echo "[make] no $(EMXX) (emscripten): the pages get no live panels (bash tools/scripts/install_deps.sh --browser installs it)")
@@ -440,4 +445,4 @@ help:
 	@echo "  TEST_SPLIT=LIST   run the suites of a --run_test LIST in a second process, beside the rest"
 	@echo "  FUZZ_SECONDS=N    seconds per fuzz target [$(FUZZ_SECONDS)]"
 
--include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/chapters/exercises/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(PROG_PRIV_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(OBJ)/chapters/*.d $(OBJ)/chapters/run/*.d $(OBJ)/chapters/exercises/*.d $(OBJ)/tools/programs/*/*.d $(OBJ)/tools/bench/*.d $(OBJ)/tests/fuzz/*.d)

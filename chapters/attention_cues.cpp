@@ -3,30 +3,26 @@
 // The section's one computation, "注意力的可视化" (visualizing attention): a heatmap of
 // attention weights that are 1 only where the query and key are the same, the identity
 // matrix, drawn with show_heatmaps (tools/d2l/figures/figures.h, the book's d2l.show_heatmaps).
-//
-// Prints: the banner and the path of the figure.
-// Writes: out/attention_cues/attention_weights.png (Keys × Queries, Reds).
-// Data: none. Randomness: none. Run time: well under a second.
-//
-// The exercises (--ex N) are in chapters/exercises/attention_cues.cpp.
+// Prints the banner and the figure's path; writes attention_weights.png (Keys × Queries,
+// Reds) under --out (default out/attention_cues/).
+// Options: chapters/run/attention_cues.cpp; exercises (--ex N): chapters/exercises/.
 #include <string>
 
 #include "core/ops.h"
 #include "core/tensor.h"
-#include "tools/d2l/cli/chapter.h"
+#include "tools/d2l/cli/section.h"
 #include "tools/d2l/figures/figures.h"
 
 using namespace d2l;
 
-int main(int argc, char** argv) {
-  CliArgs args("attention_cues", "10.1 Attention Cues (sec_attention-cues): the identity-matrix attention heatmap.");
-  return run_chapter(args, argc, argv, [&](const std::string& out) {
-    // ------------------------------------------------------------------------------------
-    print_banner("注意力的可视化 / Visualization of Attention");
-    // show_heatmaps takes (rows of plots, columns of plots, no. of queries, no. of keys).
-    const Tensor attention_weights = reshape(eye(10), {1, 1, 10, 10});
-    const std::string path = out + "/attention_weights.png";
-    show_heatmaps(attention_weights, "Keys", "Queries", {}, path);
-    print_saved(path);
-  });
+void attention_cues() {
+  // ------------------------------------------------------------------------------------
+  print_banner("注意力的可视化 / Visualization of Attention");
+  // show_heatmaps takes (rows of plots, columns of plots, no. of queries, no. of keys).
+  const Tensor attention_weights = reshape(eye(10), {1, 1, 10, 10});
+  const std::string path = figure_path("attention_weights.png");
+  show_heatmaps(attention_weights, "Keys", "Queries", {}, path);
+  print_saved(path);
 }
+
+int main(int argc, char** argv) { return run_section("attention_cues", argc, argv, attention_cues); }

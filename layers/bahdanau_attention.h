@@ -19,6 +19,15 @@
 
 namespace d2l {
 
+// The book's AttentionDecoder: a decoder whose attention weights a chapter can draw.
+// attention_weights(): the book's property — for Seq2SeqAttentionDecoder one tensor
+// (batch_size, 1, no. of kv pairs) per decoding step of the last forward. 10.7's
+// TransformerDecoder is one too.
+class AttentionDecoder : public Decoder {
+ public:
+  virtual const std::vector<Tensor>& attention_weights() const = 0;
+};
+
 // Seq2SeqAttentionDecoder(vocab_size, embed_size, num_hiddens, num_layers, dropout).
 //   init_state({enc output (num_steps, batch_size, num_hiddens), enc state (num_layers,
 //   batch_size, num_hiddens)}, enc_valid_lens (batch_size,) or undefined)

@@ -1,6 +1,5 @@
 // layers/encoder_decoder.h — 9.6 编码器-解码器架构 / Encoder-Decoder Architecture
-// (sec_encoder-decoder), and AttentionDecoder from 10.4 Bahdanau 注意力 / Bahdanau
-// Attention (sec_seq2seq_attention).
+// (sec_encoder-decoder). 10.4 adds AttentionDecoder (layers/bahdanau_attention.h).
 //
 // The book's interfaces: an Encoder turns a variable-length input into an encoded state, a
 // Decoder's init_state turns that into its starting state, and Decoder::forward consumes
@@ -46,14 +45,6 @@ class Decoder : public Module {
     return forward(X, state);
   }
   virtual const char* section_name() const = 0;
-};
-
-// d2l.AttentionDecoder: a decoder whose attention weights a chapter can draw.
-// attention_weights(): the book's property — for Seq2SeqAttentionDecoder one tensor
-// (batch_size, 1, no. of kv pairs) per decoding step of the last forward.
-class AttentionDecoder : public Decoder {
- public:
-  virtual const std::vector<Tensor>& attention_weights() const = 0;
 };
 
 // d2l.EncoderDecoder: runs encoder, init_state, decoder. It refers to the two modules (the

@@ -1,13 +1,21 @@
 // layers/transformer.cpp — 10.7 Transformer (sec_transformer).
 #include "layers/transformer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "core/ops.h"
-#include "layers/exercises/self_attention_and_positional_encoding.h"  // make_positional_encoding
 
 namespace d2l {
+
+namespace {
+std::unique_ptr<PositionalEncodingBase> positional_encoding(const PositionalEncodingMaker& make_pe, int64_t num_hiddens,
+                                                            float dropout) {
+  if (make_pe) return make_pe(num_hiddens, dropout);
+  return std::make_unique<PositionalEncoding>(num_hiddens, dropout);
+}
+}  // namespace
 
 PositionWiseFFN::PositionWiseFFN(int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t ffn_num_outputs)
     : dense1(add_module<Linear>("dense1", ffn_num_input, ffn_num_hiddens)),
@@ -43,10 +51,10 @@ Tensor EncoderBlock::forward(const Tensor& X, const Tensor& valid_lens) {
 TransformerEncoder::TransformerEncoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size,
                                        int64_t num_hiddens_, Shape norm_shape, int64_t ffn_num_input,
                                        int64_t ffn_num_hiddens, int64_t num_heads, int64_t num_layers, float dropout,
-                                       bool use_bias, const std::string& pe)
+                                       bool use_bias, const PositionalEncodingMaker& make_pe)
     : num_hiddens(num_hiddens_),
       embedding(add_module<Embedding>("embedding", vocab_size, num_hiddens_)),
-      pos_encoding(&add_module("pos_encoding", make_positional_encoding(pe, num_hiddens_, dropout))),
+      pos_encoding(&add_module("pos_encoding", positional_encoding(make_pe, num_hiddens_, dropout))),
       blks(add_module<Blocks<EncoderBlock>>("blks")) {
   for (int64_t i = 0; i < num_layers; ++i)
     blks.add("block" + std::to_string(i), key_size, query_size, value_size, num_hiddens, norm_shape, ffn_num_input,
@@ -101,11 +109,11 @@ Tensor DecoderBlock::forward(const Tensor& X, DecoderState& state) {
 TransformerDecoder::TransformerDecoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size,
                                        int64_t num_hiddens_, Shape norm_shape, int64_t ffn_num_input,
                                        int64_t ffn_num_hiddens, int64_t num_heads, int64_t num_layers_, float dropout,
-                                       const std::string& pe)
+                                       const PositionalEncodingMaker& make_pe)
     : num_hiddens(num_hiddens_),
       num_layers(num_layers_),
       embedding(add_module<Embedding>("embedding", vocab_size, num_hiddens_)),
-      pos_encoding(&add_module("pos_encoding", make_positional_encoding(pe, num_hiddens_, dropout))),
+      pos_encoding(&add_module("pos_encoding", positional_encoding(make_pe, num_hiddens_, dropout))),
       blks(add_module<Blocks<DecoderBlock>>("blks")),
       dense(add_module<Linear>("dense", num_hiddens_, vocab_size)) {
   for (int64_t i = 0; i < num_layers; ++i)
@@ -137,6 +145,20 @@ std::pair<Tensor, DecoderState> TransformerDecoder::forward(const Tensor& X, con
   attention_weights_ = self_w;
   attention_weights_.insert(attention_weights_.end(), cross_w.begin(), cross_w.end());
   return {dense(H), state};
+}
+
+Tensor decoder_attention_weights(const std::vector<std::vector<Tensor>>& steps, int which, int64_t num_layers,
+                                 int64_t num_heads, int64_t num_steps) {
+  const int64_t S = static_cast<int64_t>(steps.size());
+  Tensor W = zeros({num_layers, num_heads, S, num_steps});
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t l = 0; l < num_layers; ++l) {
+      const Tensor& w = steps[s].at(which * num_layers + l);  // (num_heads, 1, no. of keys)
+      const int64_t keys = std::min(w.size(2), num_steps);
+      for (int64_t h = 0; h < num_heads; ++h)
+        for (int64_t k = 0; k < keys; ++k) W.at({l, h, s, k}) = w.at({h, 0, k});
+    }
+  return W;
 }
 
 }  // namespace d2l

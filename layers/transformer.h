@@ -5,11 +5,12 @@
 // decoder blocks of masked self-attention + encoder–decoder attention + FFN.
 #pragma once
 #include <cstdint>
-#include <string>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/nn/basic.h"
-#include "layers/encoder_decoder.h"
+#include "layers/bahdanau_attention.h"  // AttentionDecoder, as the book's 10.7 reuses 10.4's
 #include "layers/multihead_attention.h"
 #include "layers/self_attention_and_positional_encoding.h"
 
@@ -57,14 +58,17 @@ class EncoderBlock : public Layer<EncoderBlock> {
 // starts N(0, 1) (nn.Embedding's default; train_seq2seq's Xavier init leaves embeddings
 // alone), so after the scaling its entries have standard deviation sqrt(num_hiddens), about
 // 5.7 for the book's 32: at the start of training they outweigh the encoding.
-// pe: "sinusoidal" (the book's PositionalEncoding) or "learned" (LearnedPositionalEncoding,
-// the exercise of sec_self-attention-and-positional-encoding).
+// make_pe: the book's PositionalEncoding(num_hiddens, dropout) when empty; 10.6's exercise 2
+// passes its learned table. Called where the book builds its encoding, so the layers' random
+// initialisation keeps the book's order.
+using PositionalEncodingMaker = std::function<std::unique_ptr<PositionalEncodingBase>(int64_t num_hiddens, float dropout)>;
+
 class TransformerEncoder : public Layer<TransformerEncoder, Encoder> {
  public:
   static constexpr const char* section = "10.7 TransformerEncoder";
   TransformerEncoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                      Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
-                     int64_t num_layers, float dropout, bool use_bias = false, const std::string& pe = "sinusoidal");
+                     int64_t num_layers, float dropout, bool use_bias = false, const PositionalEncodingMaker& make_pe = {});
   EncoderOutputs forward(const Tensor& X, const Tensor& valid_lens) override;
   int64_t num_hiddens;
   Embedding& embedding;
@@ -92,13 +96,13 @@ class DecoderBlock : public Layer<DecoderBlock> {
   AddNorm& addnorm3;
 };
 
-// pe as TransformerEncoder's.
+// make_pe as TransformerEncoder's.
 class TransformerDecoder : public Layer<TransformerDecoder, AttentionDecoder> {
  public:
   static constexpr const char* section = "10.7 TransformerDecoder";
   TransformerDecoder(int64_t vocab_size, int64_t key_size, int64_t query_size, int64_t value_size, int64_t num_hiddens,
                      Shape norm_shape, int64_t ffn_num_input, int64_t ffn_num_hiddens, int64_t num_heads,
-                     int64_t num_layers, float dropout, const std::string& pe = "sinusoidal");
+                     int64_t num_layers, float dropout, const PositionalEncodingMaker& make_pe = {});
   DecoderState init_state(const EncoderOutputs& enc_outputs, const Tensor& enc_valid_lens) override;
   std::pair<Tensor, DecoderState> forward(const Tensor& X, const DecoderState& state) override;
   // {self-attention of block 0..L-1, then encoder–decoder attention of block 0..L-1} of the
@@ -118,5 +122,13 @@ class TransformerDecoder : public Layer<TransformerDecoder, AttentionDecoder> {
  private:
   std::vector<Tensor> attention_weights_;
 };
+
+// The book's decoder heatmap prep (its pandas DataFrame(...).fillna(0.0)): from
+// predict_seq2seq_steps' attention tensors, one list per decoding step holding the
+// self-attention of each block, then the encoder–decoder attention of each block (each
+// (num_heads, 1, no. of keys)), the `which` kind (0: self, 1: encoder–decoder) as
+// (num_layers, num_heads, no. of steps, num_steps), keys a step did not have filled with 0.
+Tensor decoder_attention_weights(const std::vector<std::vector<Tensor>>& steps, int which, int64_t num_layers,
+                                 int64_t num_heads, int64_t num_steps);
 
 }  // namespace d2l

@@ -22,6 +22,7 @@ A CHECK is one of
         opens PAGE and submits its form while the engine is still loading: the page must not
         reload (a mark set in the page survives) nor change its address; it ends "ready" (or
         "done" when the panel runs on load).
+SELECTOR "@backward" probes the backward view (tools/browser/backward.js) instead of the panel.
 For each it prints one line of JSON: {"check": CHECK, "state", "text": the text of SELECTOR,
 "error": the panel's error text, "time": its timing text, "took": ms from request to answer,
 "ready_ms": ms from navigation until the engine was ready, "notes": the panel's notes,
@@ -101,6 +102,18 @@ def console_errors(events):
     return out
 
 
+# SELECTOR "@backward": the backward view (tools/browser/backward.js) instead of the panel; its
+# "text" is the JSON of window.d2lBackwardCheck(), the numbers the view shows.
+BACKWARD_PROBE = """(() => {
+  const v = document.querySelector('section[data-view=backward]');
+  if (!v || !v.dataset.state) return JSON.stringify({state: v ? '' : 'no panel'});
+  const r = v.getBoundingClientRect();
+  return JSON.stringify({state: v.dataset.state, text: JSON.stringify(window.d2lBackwardCheck()),
+                         error: v.querySelector('.live-error').textContent, time: v.querySelector('.live-time').textContent,
+                         clip: [r.x, r.y + window.scrollY, r.width, r.height]});
+})()"""
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
@@ -128,7 +141,8 @@ def main():
         def wait_panel(selector, states=("done", "error", "no panel"), timeout=60):
             deadline, probe = time.time() + timeout, {}
             while time.time() < deadline:
-                probe = json.loads(evaluate(PROBE % json.dumps(selector)))
+                probe_js = BACKWARD_PROBE if selector == "@backward" else PROBE % json.dumps(selector)
+                probe = json.loads(evaluate(probe_js))
                 if probe.get("state") in states:
                     break
                 time.sleep(0.05)

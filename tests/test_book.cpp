@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(ranges_follow_blocks_and_statements) {
 BOOST_AUTO_TEST_CASE(trace_names_each_banner_and_figure_line) {
   Runs& r = runs();
   const int banner = line_of("chapters/attention_cues.cpp", "print_banner(\"注意力的可视化");
-  const int saved = line_of("chapters/attention_cues.cpp", "print_saved(path);\n  });");
+  const int saved = line_of("chapters/attention_cues.cpp", "print_saved(path);\n}");
   BOOST_TEST(read_file(r.runs + "/attention_cues.trace") ==
              "banner\tchapters/attention_cues.cpp\t" + std::to_string(banner) +
                  "\t注意力的可视化 / Visualization of Attention\n"
@@ -144,9 +144,9 @@ BOOST_AUTO_TEST_CASE(pages_link_output_to_the_source_lines) {
   BOOST_TEST(index.find("<th>tier</th><td>test</td>") != std::string::npos);
   const std::string page = read_file(r.book + "/attention_cues.html");
   const int banner = line_of("chapters/attention_cues.cpp", "print_banner(\"注意力的可视化");
-  const int saved = line_of("chapters/attention_cues.cpp", "print_saved(path);\n  });");
-  // The block: from the banner to the end of main's lambda (the line before "});").
-  const int end = line_of("chapters/attention_cues.cpp", "    print_saved(path);\n  });\n}");
+  const int saved = line_of("chapters/attention_cues.cpp", "print_saved(path);\n}");
+  // The block: from the banner to the end of the section's function (the line before its "}").
+  const int end = line_of("chapters/attention_cues.cpp", "  print_saved(path);\n}\n");
   BOOST_TEST(page.find("<h1><span class=\"num\">10.1</span>注意力提示 <span class=\"en\">/ Attention Cues</span></h1>") !=
              std::string::npos);
   BOOST_TEST(page.find("href=\"#src-chapters-attention_cues-cpp-L" + std::to_string(banner) +

@@ -11,10 +11,12 @@
 // the entry points called directly (1e6 scores, 2000 points x 1000 epochs, forged model
 // settings, a call that traps the engine) get a clear message within a second and leave the
 // engine answering the next ordinary input; a submit before the engine is ready does not
-// reload the page. Skipped, saying which, without emscripten's output or without Chromium.
-// And natively: the engine's JSON refuses NaN and infinity (tools/browser/json_out.h).
+// reload the page. The backward view of 10.3 and 10.5 against tools/backward_steps. Skipped,
+// saying which, without emscripten's output or without Chromium. And natively: the engine's
+// JSON refuses NaN and infinity (tools/browser/json_out.h).
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <regex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -311,6 +314,90 @@ BOOST_AUTO_TEST_CASE(json_answers_refuse_non_finite_numbers) {
   BOOST_TEST(message([] { JsonOut().tensor("P", d2l::tensor({0.0f, 1.0f, -INFINITY}, {3})); }) ==
              "the result 'P' is not finite (infinity at element 2)");
   BOOST_TEST(message([] { JsonOut().num("w", std::log(0.0)); }) == "the result 'w' is not finite (infinity at element 0)");
+}
+
+// The backward view of 10.3 and 10.5 (tools/browser/backward.js), opened with its inputs in the
+// fragment: each gradient it shows equals what build/tools/backward_steps prints for the same
+// input, to float rounding (the page runs the reference tier compiled to WebAssembly, this
+// build its own tier); every finite-difference error under 1e-2; masked_softmax sends exactly 0
+// to each masked score; every step's source link finds its line in the page's listings.
+BOOST_AUTO_TEST_CASE(backward_view_shows_the_native_engines_gradients, *utf::precondition(engine_and_chromium)) {
+  TempDir dir("browser_backward");
+  const std::string runs = dir("runs"), book = dir("book");
+  for (const std::string name : {"attention_scoring_functions", "multihead_attention"})
+    d2l_test::run_traced(name, "", runs, dir("out/" + name));
+  d2l_test::write_book(runs, book, " --engine " + kEngine, dir);
+
+  struct Case {
+    std::string page, layer, queries, keys, values, valid, of;
+    int row, col, hiddens, heads, seed;
+  };
+  const std::vector<Case> cases = {
+      {"attention_scoring_functions", "dot", "0.5 1; 1 -0.5", "1 0; 0 1; 1 1; -1 0.5", "1 0 2; 0 1 -1; 3 1 0; -2 0.5 1",
+       "2 3", "row", 0, 0, 4, 2, 0},
+      {"attention_scoring_functions", "dot", "1 2 0; -1 0.5 1; 0 0 1", "1 0 1; 0 1 0; 2 1 -1", "1; 2; 3", "2", "element",
+       2, 0, 4, 2, 0},
+      {"multihead_attention", "mha", "0.5 1; 1 -0.5", "1 0; 0 1; 1 1; -1 0.5", "1 0 2; 0 1 -1; 3 1 0; -2 0.5 1", "1 3",
+       "element", 1, 3, 6, 3, 7}};
+  std::string cmd = "python3 tests/browser_check.py " + book + " " + build_dir() + "/browser-backward-screens";
+  std::vector<d2l::JsonValue> native;
+  for (const Case& c : cases) {
+    const std::string fragment = "bw_q=" + url_encode(c.queries) + "&bw_k=" + url_encode(c.keys) +
+                                 "&bw_v=" + url_encode(c.values) + "&bw_valid=" + url_encode(c.valid) + "&bw_of=" + c.of +
+                                 "&bw_row=" + std::to_string(c.row) + "&bw_col=" + std::to_string(c.col) +
+                                 "&bw_hiddens=" + std::to_string(c.hiddens) + "&bw_heads=" + std::to_string(c.heads) +
+                                 "&bw_seed=" + std::to_string(c.seed) + "&bw_step=2";
+    cmd += " '" + c.page + ".html#" + fragment + "=@backward'";
+    const std::string args = " --layer " + c.layer + " --queries '" + c.queries + "' --keys '" + c.keys +
+                             "' --values '" + c.values + "' --valid '" + c.valid + "' --row " + std::to_string(c.row) +
+                             (c.of == "element" ? " --col " + std::to_string(c.col) : "") + " --hiddens " +
+                             std::to_string(c.hiddens) + " --heads " + std::to_string(c.heads) + " --seed " +
+                             std::to_string(c.seed) + " --json";
+    BOOST_REQUIRE(run_command(build_dir() + "/tools/backward_steps" + args, dir("native.out"), dir("native.err")) == 0);
+    const std::string out = read_file(dir("native.out"));
+    native.push_back(d2l::parse_json(out.substr(0, out.find('\n'))));
+  }
+  const int rc = run_command(cmd, dir("check.out"), dir("check.err"));
+  const std::string out = read_file(dir("check.out"));
+  BOOST_REQUIRE_MESSAGE(rc == 0, "browser_check.py exited with " << rc << ": " << out << read_file(dir("check.err")));
+  auto member = [](const d2l::JsonValue& v, const std::string& key) -> const d2l::JsonValue& {
+    for (const auto& [k, m] : v.members)
+      if (k == key) return m;
+    throw std::runtime_error("no '" + key + "' in " + key);
+  };
+  size_t k = 0;
+  for (size_t a = 0, b; a < out.size() && k < cases.size(); a = b + 1, ++k) {
+    b = out.find('\n', a);
+    const std::string line = out.substr(a, b - a);
+    BOOST_TEST_CONTEXT(cases[k].page << " " << cases[k].of << " " << cases[k].row) {
+      const d2l::JsonValue probe = d2l::parse_json(line);
+      BOOST_REQUIRE_MESSAGE(member(probe, "state").text == "done", line);
+      BOOST_TEST(line.find("\"console\": []") != std::string::npos, "console errors: " << line);
+      const d2l::JsonValue page = d2l::parse_json(member(probe, "text").text);
+      // The gradients, name by name, against the native run: |page - native| <= 1e-5 x the
+      // tensor's largest |gradient|.
+      for (const d2l::JsonValue& g : member(native[k], "gradients").items) {
+        const std::string name = member(g, "name").text;
+        const d2l::JsonValue& shown = member(member(page, "gradients"), name);
+        BOOST_REQUIRE_EQUAL(shown.items.size(), member(g, "data").items.size());
+        double diff = 0, scale = 0;
+        for (size_t i = 0; i < shown.items.size(); ++i) {
+          const double x = std::stod(shown.items[i].text), y = std::stod(member(g, "data").items[i].text);
+          diff = std::max(diff, std::fabs(x - y));
+          scale = std::max(scale, std::fabs(y));
+        }
+        BOOST_TEST(scale > 0.0, name);
+        BOOST_TEST(diff <= 1e-5 * scale, name << ": differs by " << diff << " (largest |gradient| " << scale << ")");
+        BOOST_TEST(std::stod(member(member(page, "errors"), name).text) < 1e-2, name << "'s finite-difference error");
+      }
+      BOOST_TEST(std::stoi(member(page, "masked").text) > 0);
+      BOOST_TEST(std::stoi(member(page, "masked_nonzero").text) == 0);
+      BOOST_TEST(member(page, "unresolved").items.empty(), line);
+      BOOST_TEST(std::stoi(member(page, "links").text) >= 4);
+      BOOST_TEST(member(page, "steps").items.size() == (cases[k].layer == "dot" ? 4u : 20u));
+    }
+  }
+  BOOST_TEST(k == cases.size());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

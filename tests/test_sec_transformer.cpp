@@ -9,6 +9,7 @@
 #include "core/nn/module.h"
 #include "core/ops.h"
 #include "core/random.h"
+#include "layers/exercises/self_attention_and_positional_encoding.h"  // make_positional_encoding
 #include "layers/transformer.h"
 #include "tests/gradcheck.h"
 #include "tests/test_util.h"
@@ -161,10 +162,14 @@ BOOST_AUTO_TEST_CASE(cached_decoding_matches_the_whole_prefix) {
 BOOST_AUTO_TEST_CASE(learned_positional_encoding_in_encoder_and_decoder) {
   // pe = "learned" (10.6's exercise 2): each of encoder and decoder gets a table P of the
   // model's width as a parameter, "encoder.pos_encoding.P"; the book's default has none.
+  // The exercise's encoding by name, as chapters/exercises/transformer.cpp passes it.
+  auto pe = [](const std::string& kind) -> PositionalEncodingMaker {
+    return [kind](int64_t h, float dropout) { return make_positional_encoding(kind, h, dropout); };
+  };
   manual_seed(7);
   const int64_t num_hiddens = 8;
-  TransformerEncoder encoder(20, 8, 8, 8, num_hiddens, {num_hiddens}, 8, 16, 2, 2, 0.0f, false, "learned");
-  TransformerDecoder decoder(20, 8, 8, 8, num_hiddens, {num_hiddens}, 8, 16, 2, 2, 0.0f, "learned");
+  TransformerEncoder encoder(20, 8, 8, 8, num_hiddens, {num_hiddens}, 8, 16, 2, 2, 0.0f, false, pe("learned"));
+  TransformerDecoder decoder(20, 8, 8, 8, num_hiddens, {num_hiddens}, 8, 16, 2, 2, 0.0f, pe("learned"));
   EncoderDecoder net(encoder, decoder);
   int64_t tables = 0;
   for (const auto& [name, p] : net.named_parameters())
@@ -189,7 +194,7 @@ BOOST_AUTO_TEST_CASE(learned_positional_encoding_in_encoder_and_decoder) {
   BOOST_TEST(all_close(encoder(X, Tensor())[0], before, 0.0f));
   encoder.pos_encoding->P.data()[0] += 1.0f;  // row 0: the sequence's one position
   BOOST_TEST(!all_close(encoder(X, Tensor())[0], before, 1e-4f));
-  BOOST_CHECK_THROW(TransformerDecoder(20, 8, 8, 8, 8, {8}, 8, 16, 2, 2, 0.0f, "rotary"), std::invalid_argument);
+  BOOST_CHECK_THROW(TransformerDecoder(20, 8, 8, 8, 8, {8}, 8, 16, 2, 2, 0.0f, pe("rotary")), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_the_layer) {

@@ -23,13 +23,23 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+#include <memory>
+
 #include "core/ops.h"
 #include "core/random.h"
+#include "layers/bahdanau_attention.h"
 #include "layers/exercises/bahdanau_attention.h"
 #include "tools/d2l/cli/exercises.h"
+#include "tools/d2l/cli/run.h"
+#include "tools/d2l/cli/seq2seq_run.h"
 #include "tools/d2l/data/bleu.h"
+#include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/data/text.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/figures/token_names.h"
 #include "tools/d2l/train/checkpoint.h"
+#include "tools/d2l/train/train_seq2seq.h"
 
 using namespace d2l;
 
@@ -52,7 +62,26 @@ const ExerciseList exercises(
       args.add_flag("no-teacher-forcing", "9.7 ex. 4: train feeding the decoder its own predictions");
     });
 
-}  // namespace
+// The model an exercise trains: the book's (GRU, additive, mask, teacher forcing) unless
+// the command line (--rnn, --scoring, --no-loss-mask, --no-teacher-forcing) changes a part.
+struct Setting {
+  RecurrentCell cell = RecurrentCell::gru;
+  AttentionScoring scoring = AttentionScoring::additive;
+  bool loss_mask = true, teacher_forcing = true;
+
+  static Setting from(const CliArgs& args);
+  bool is_book() const;
+  std::string name() const;          // "lstm, additive, no loss mask"
+  std::string scoring_name() const;  // "additive", "dot" or "bilinear"
+};
+
+// The book's classes for the book's cell and scoring (so its run is unchanged), else the
+// exercises' variants (layers/exercises/bahdanau_attention.h), which first reseed from
+// --seed: an exercise's run and the book's run it is compared with both start from it.
+struct Model {
+  std::unique_ptr<Encoder> encoder;
+  std::unique_ptr<AttentionDecoder> decoder;
+};
 
 Setting Setting::from(const CliArgs& args) {
   Setting s;
@@ -81,23 +110,9 @@ std::string Setting::name() const {
   return s;
 }
 
-void Setting::add_to(ModelSettings& model, ModelSettings& run) const {
-  if (cell != RecurrentCell::gru) model.push_back({"rnn", "lstm"});
-  if (scoring != AttentionScoring::additive) model.push_back({"scoring", scoring_name()});
-  if (!loss_mask) run.push_back({"loss_mask", "off"});
-  if (!teacher_forcing) run.push_back({"teacher_forcing", "off"});
-}
-
-TrainSeq2SeqOptions Setting::train_options(const std::string& figure_path, Checkpoint* checkpoint) const {
-  TrainSeq2SeqOptions options{figure_path, true, checkpoint};
-  options.loss_mask = loss_mask;
-  options.teacher_forcing = teacher_forcing;
-  return options;
-}
-
-Model make_model(const Setting& s, const CliArgs& args, int64_t src_vocab, int64_t tgt_vocab, int64_t embed_size,
-                 int64_t num_hiddens, int64_t num_layers, float dropout) {
-  if (!s.is_book()) manual_seed(static_cast<uint64_t>(args.get_int("seed")));
+Model make_model(const Setting& s, int64_t src_vocab, int64_t tgt_vocab, int64_t embed_size = 32,
+                 int64_t num_hiddens = 32, int64_t num_layers = 2, float dropout = 0.1f) {
+  if (!s.is_book()) manual_seed(static_cast<uint64_t>(run_args().get_int("seed")));
   Model m;
   if (s.cell == RecurrentCell::gru && s.scoring == AttentionScoring::additive) {
     m.encoder = std::make_unique<Seq2SeqEncoder>(src_vocab, embed_size, num_hiddens, num_layers, dropout);
@@ -109,6 +124,8 @@ Model make_model(const Setting& s, const CliArgs& args, int64_t src_vocab, int64
   }
   return m;
 }
+
+}  // namespace
 
 // 10.1 ex. 1: the volitional and nonvolitional cues of translation, in the trained model.
 // The keys and values (nonvolitional cues: what is there to be looked at) are the encoder's
@@ -162,23 +179,26 @@ void print_row(const std::string& name, const TrainSeq2SeqResult& r, const Seq2S
                 scores.loss, bleu4, scores.bleu, r.tokens_per_sec);
 }
 
-}  // namespace
-
-void compare_with_book(const Setting& setting, const CliArgs& args, EncoderDecoder& net, const NmtData& data,
-                       const TrainSeq2SeqResult& trained, double bleu4, const std::function<Model()>& make_book,
-                       int64_t num_epochs, float lr, int64_t num_steps, const std::vector<std::string>& engs,
-                       const std::vector<std::string>& fras) {
+// After an exercise's setting was trained: trains the book's model as long from --seed
+// (quietly: no figure, no checkpoint) and prints one table row for each (epoch losses, eval
+// loss, BLEU, tokens/sec).
+void compare_with_book(const Setting& setting, EncoderDecoder& net, const NmtData& data,
+                       const TrainSeq2SeqResult& trained, double bleu4, int64_t num_epochs, float lr,
+                       const std::vector<std::string>& engs, const std::vector<std::string>& fras) {
   print_banner("练习 / Exercises: " + setting.name() + " against the book's gru, additive");
   const Seq2SeqScores scores = evaluate_seq2seq(net, data, 100);
   // The book's model, trained the same number of epochs from the same seed.
-  manual_seed(static_cast<uint64_t>(args.get_int("seed")));
-  const Model book = make_book();
+  manual_seed(static_cast<uint64_t>(run_args().get_int("seed")));
+  const Model book = make_model(Setting{}, data.src_vocab.size(), data.tgt_vocab.size());
   EncoderDecoder book_net(*book.encoder, *book.decoder);
-  const TrainSeq2SeqResult book_trained =
-      train_seq2seq(book_net, data, lr, num_epochs, data.tgt_vocab, "cpu", {"", false, nullptr});
+  TrainSeq2SeqOptions quiet;  // no figure, no closing line, none of the run's options
+  quiet.print_result = false;
+  quiet.from_run = false;
+  const TrainSeq2SeqResult book_trained = train_seq2seq(book_net, data, lr, num_epochs, data.tgt_vocab, "cpu", quiet);
   double book_bleu4 = 0;
   for (size_t i = 0; i < engs.size(); ++i)
-    book_bleu4 += bleu(predict_seq2seq(book_net, engs[i], data.src_vocab, data.tgt_vocab, num_steps).first, fras[i], 2) /
+    book_bleu4 += bleu(predict_seq2seq(book_net, engs[i], data.src_vocab, data.tgt_vocab, data.src.num_steps).first,
+                       fras[i], 2) /
                   static_cast<double>(engs.size());
   const Seq2SeqScores book_scores = evaluate_seq2seq(book_net, data, 100);
   std::printf("%-40s %12s %11s %9s %7s %8s %11s\n", "setting", "epoch-1 loss", "final loss", "eval loss", "bleu-4",
@@ -190,3 +210,59 @@ void compare_with_book(const Setting& setting, const CliArgs& args, EncoderDecod
               "mean over the four sentences above; bleu-100: mean over the first %lld pairs)\n",
               static_cast<long long>(data.src.rows()), static_cast<long long>(scores.pairs));
 }
+
+}  // namespace
+
+bool train_exercise_setting() {
+  const Setting setting = Setting::from(run_args());
+  if (setting.is_book()) return false;
+  run_book_until_training();  // the section's shape check and its training banner
+  // The section's settings, for the setting's model.
+  const int64_t embed_size = 32, num_hiddens = 32, num_layers = 2, batch_size = 64, num_steps = 10, num_epochs = 250;
+  const float dropout = 0.1f, lr = 0.005f;
+  auto [train_iter, src_vocab, tgt_vocab] = load_data_nmt(batch_size, num_steps);
+  const Model model =
+      make_model(setting, src_vocab.size(), tgt_vocab.size(), embed_size, num_hiddens, num_layers, dropout);
+  EncoderDecoder net(*model.encoder, *model.decoder);
+  TrainSeq2SeqOptions options;
+  options.loss_mask = setting.loss_mask;
+  options.teacher_forcing = setting.teacher_forcing;
+  // A parameter file records the book's settings, then the parts this setting changes.
+  options.model_settings = {{"embed_size", setting_number(embed_size)}, {"num_hiddens", setting_number(num_hiddens)},
+                            {"num_layers", setting_number(num_layers)}, {"dropout", setting_number(dropout)},
+                            {"num_steps", setting_number(num_steps)}};
+  if (setting.cell != RecurrentCell::gru) options.model_settings.push_back({"rnn", "lstm"});
+  if (setting.scoring != AttentionScoring::additive) options.model_settings.push_back({"scoring", setting.scoring_name()});
+  const TrainSeq2SeqResult trained = train_seq2seq(net, train_iter, lr, num_epochs, tgt_vocab, "cpu", options);
+
+  const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
+  const std::vector<std::string> fras{"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
+  double bleu4 = 0;  // mean over the four, for the table
+  for (size_t i = 0; i < engs.size(); ++i) {
+    auto [translation, weights] = predict_seq2seq(net, engs[i], src_vocab, tgt_vocab, num_steps, "cpu", true);
+    const double b = bleu(translation, fras[i], 2);
+    std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), b);
+    bleu4 += b / static_cast<double>(engs.size());
+  }
+  const Seq2SeqPrediction& last = last_prediction();
+  draw_attention(last.weights, last.sentence, last.translation, num_steps, figure_path("attention.png"));
+  after_training(net, train_iter);  // --cues, --translate, --dump-attention, as after the book's model
+  compare_with_book(setting, net, train_iter, trained, bleu4, run_num_epochs(num_epochs), lr, engs, fras);
+  return true;
+}
+
+void draw_attention(const std::vector<Tensor>& steps, const std::string& sentence, const std::string& translation,
+                    int64_t num_steps, const std::string& path) {
+  check(!steps.empty(), "bahdanau_attention", "no attention weights were saved for '", sentence, "'");
+  std::vector<Tensor> rows;
+  for (const Tensor& s : steps) rows.push_back(reshape(s, {1, num_steps}));  // step[0][0]
+  const Tensor attention_weights = reshape(concat(rows, 0), {1, 1, -1, num_steps});
+  const int64_t keys = std::min(static_cast<int64_t>(split(sentence).size()) + 1, num_steps);
+  HeatmapOptions opt;
+  opt.xlabel = "Key positions";
+  opt.ylabel = "Query positions";
+  opt.xnames = position_names(sentence, keys);
+  opt.ynames = position_names(translation, static_cast<int64_t>(steps.size()));
+  write_figure(path, [&] { show_heatmaps(slice(attention_weights, 3, 0, keys), opt, path); });
+}
+

@@ -32,12 +32,21 @@
 #include <utility>
 #include <vector>
 
+#include <chrono>
+
 #include "core/ops.h"
 #include "layers/exercises/multihead_attention.h"
+#include "layers/exercises/self_attention_and_positional_encoding.h"
 #include "tools/d2l/cli/exercises.h"
+#include "tools/d2l/cli/run.h"
+#include "tools/d2l/cli/seq2seq_run.h"
 #include "tools/d2l/data/bleu.h"
+#include "tools/d2l/data/nmt_data.h"
+#include "tools/d2l/data/text.h"
 #include "tools/d2l/figures/animator.h"
 #include "tools/d2l/figures/figures.h"
+#include "tools/d2l/figures/token_names.h"
+#include "tools/d2l/train/checkpoint.h"
 
 using namespace d2l;
 
@@ -64,8 +73,6 @@ const ExerciseList exercises(
 
 // Every MultiHeadAttention of the model, grouped as the book draws them: encoder
 // self-attention, decoder self-attention, decoder-encoder attention; each group by layer.
-}  // namespace
-
 std::vector<std::vector<MultiHeadAttention*>> attention_groups(TransformerEncoder& encoder,
                                                               TransformerDecoder& decoder) {
   std::vector<std::vector<MultiHeadAttention*>> groups(3);
@@ -77,6 +84,7 @@ std::vector<std::vector<MultiHeadAttention*>> attention_groups(TransformerEncode
   return groups;
 }
 
+// 10.7 ex. 2 (--scoring additive): every head scores with additive attention.
 void use_scoring(const std::string& scoring, TransformerEncoder& encoder, TransformerDecoder& decoder) {
   if (scoring == "additive")
     for (const auto& group : attention_groups(encoder, decoder))
@@ -119,8 +127,6 @@ void head_importance(EncoderDecoder& net, TransformerEncoder& encoder, Transform
   });
 }
 
-namespace {
-
 // The largest and the mean |P - P0| over rows [begin, end) of a (1, max_len, d) table.
 std::pair<float, float> row_change(const Tensor& P, const Tensor& P0, int64_t begin, int64_t end) {
   const int64_t d = P.size(2);
@@ -133,8 +139,6 @@ std::pair<float, float> row_change(const Tensor& P, const Tensor& P0, int64_t be
   }
   return {largest, static_cast<float>(total / static_cast<double>((end - begin) * d))};
 }
-
-}  // namespace
 
 // 10.6's exercise 2: the learned tables after training, against the sinusoids. Training
 // sequences have num_steps tokens, so only rows 0..num_steps-1 ever get a gradient.
@@ -175,6 +179,7 @@ void show_learned_encoding(const TransformerEncoder& encoder, const TransformerD
 }
 
 
+// 10.7 ex. 1 and 2 (--num-layers, --scoring): one summary line of the trained model.
 void print_exercise_summary(const CliArgs& args, EncoderDecoder& net, const NmtData& data,
                             const TrainSeq2SeqResult& trained, double train_seconds, double bleu4) {
   const int64_t num_layers = args.get_int("num-layers");
@@ -194,4 +199,101 @@ void print_exercise_summary(const CliArgs& args, EncoderDecoder& net, const NmtD
   std::printf("(eval loss: the masked loss per target token in eval mode over all %lld pairs; bleu-4: mean over "
               "the four sentences above; bleu-100: mean over the first %lld pairs)\n",
               static_cast<long long>(data.src.rows()), static_cast<long long>(scores.pairs));
+}
+
+}  // namespace
+
+bool train_exercise_setting() {
+  const CliArgs& args = run_args();
+  const std::string& pe = args.get_string("pe");  // 10.6 ex. 2: learned
+  const std::string& scoring = args.get_string("scoring");  // 10.7 ex. 2: additive
+  const bool summary = args.given("num-layers") || args.given("scoring");  // 10.7 ex. 1 and 2
+  if (!summary && pe == "sinusoidal" && !args.get_flag("head-importance") && !args.get_flag("pe-offset")) return false;
+  run_book_until_training();  // the section's demos and its training banner
+  // The section's settings, but for the number of blocks (--num-layers).
+  const int64_t num_hiddens = 32, num_layers = args.get_int("num-layers"), num_heads = 4, ffn_num_hiddens = 64;
+  const int64_t ffn_num_input = num_hiddens, key_size = num_hiddens, query_size = num_hiddens, value_size = num_hiddens;
+  const int64_t batch_size = 64, num_steps = 10, num_epochs = 200;
+  const float dropout = 0.1f, lr = 0.005f;
+  const Shape norm_shape{num_hiddens};
+  auto [train_iter, src_vocab, tgt_vocab] = load_data_nmt(batch_size, num_steps);
+  PositionalEncodingMaker make_pe;  // the book's sinusoids unless --pe learned
+  if (pe != "sinusoidal")
+    make_pe = [&pe](int64_t h, float p) { return make_positional_encoding(pe, h, p); };
+  TransformerEncoder encoder(src_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
+                             ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout, false, make_pe);
+  TransformerDecoder decoder(tgt_vocab.size(), key_size, query_size, value_size, num_hiddens, norm_shape,
+                             ffn_num_input, ffn_num_hiddens, num_heads, num_layers, dropout, make_pe);
+  // The learned tables as they start, to measure how far training moves each row.
+  const Tensor enc_P0 = encoder.pos_encoding->P.detach(), dec_P0 = decoder.pos_encoding->P.detach();
+  decoder.pe_offset = args.get_flag("pe-offset");
+  use_scoring(scoring, encoder, decoder);
+  EncoderDecoder net(encoder, decoder);
+  TrainSeq2SeqOptions options;
+  // What a parameter file records (--pe-offset changes prediction only, so not it); the
+  // exercises' choices only when not the book's, so the book's files keep their settings.
+  options.model_settings = {
+      {"num_hiddens", setting_number(num_hiddens)}, {"num_layers", setting_number(num_layers)},
+      {"num_heads", setting_number(num_heads)}, {"ffn_num_hiddens", setting_number(ffn_num_hiddens)},
+      {"key_size", setting_number(key_size)}, {"query_size", setting_number(query_size)},
+      {"value_size", setting_number(value_size)}, {"dropout", setting_number(dropout)},
+      {"num_steps", setting_number(num_steps)}};
+  if (scoring != "dot") options.model_settings.push_back({"scoring", scoring});
+  if (pe != "sinusoidal") options.model_settings.push_back({"pe", pe});
+  const auto train_start = std::chrono::steady_clock::now();
+  const TrainSeq2SeqResult trained = train_seq2seq(net, train_iter, lr, num_epochs, tgt_vocab, "cpu", options);
+  const double train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - train_start).count();
+
+  const std::vector<std::string> engs{"go .", "i lost .", "he's calm .", "i'm home ."};
+  const std::vector<std::string> fras{"va !", "j'ai perdu .", "il est calme .", "je suis chez moi ."};
+  std::string translation;
+  AttentionWeightSeq dec_attention_weight_seq;
+  double bleu4 = 0;  // mean over the four, for the summary
+  for (size_t i = 0; i < engs.size(); ++i) {
+    std::tie(translation, dec_attention_weight_seq) =
+        predict_seq2seq(net, engs[i], src_vocab, tgt_vocab, num_steps, "cpu", true);
+    const double b = bleu(translation, fras[i], 2);
+    std::printf("%s => %s,  bleu %.3f\n", engs[i].c_str(), translation.c_str(), b);
+    bleu4 += b / 4;
+  }
+  show_last_attention(encoder, engs.back(), translation, dec_attention_weight_seq, num_layers, num_heads, num_steps);
+  after_training(net, train_iter);  // --translate, as after the book's model
+  if (pe == "learned") show_learned_encoding(encoder, decoder, enc_P0, dec_P0, num_steps, run_out());
+  if (summary) print_exercise_summary(args, net, train_iter, trained, train_seconds, bleu4);
+  if (args.get_flag("head-importance")) {
+    // ----------------------------------------------------------------------------------
+    print_banner("练习 / Exercise 10.5.2: head importance, one head masked at a time");
+    head_importance(net, encoder, decoder, train_iter, num_heads, args.get_flag("quick") ? 20 : 100,
+                    figure_path("head_importance.png"));
+  }
+  return true;
+}
+
+void show_last_attention(const TransformerEncoder& encoder, const std::string& sentence, const std::string& translation,
+                         const AttentionWeightSeq& dec_attention_weight_seq, int64_t num_layers, int64_t num_heads,
+                         int64_t num_steps) {
+  print_banner("注意力权重 / attention weights of the last sentence");
+  const Tensor enc_attention_weights =
+      reshape(concat(encoder.attention_weights, 0), {num_layers, num_heads, -1, num_steps});
+  std::cout << torch_size(enc_attention_weights.shape()) << "\n";
+  HeatmapOptions opt;
+  opt.xlabel = "Key positions";
+  opt.ylabel = "Query positions";
+  for (int64_t h = 1; h <= num_heads; ++h) opt.titles.push_back("Head " + std::to_string(h));
+  for (int64_t l = 1; l <= num_layers; ++l) opt.row_labels.push_back("Layer " + std::to_string(l));
+  opt.figsize = {7.0f, 3.5f};
+  opt.xnames = opt.ynames = position_names(sentence, num_steps);
+  const std::string encoder_path = figure_path("encoder_self_attention.png");
+  write_figure(encoder_path, [&] { show_heatmaps(enc_attention_weights, opt, encoder_path); });
+  const Tensor dec_self = decoder_attention_weights(dec_attention_weight_seq.all, 0, num_layers, num_heads, num_steps);
+  const Tensor dec_inter = decoder_attention_weights(dec_attention_weight_seq.all, 1, num_layers, num_heads, num_steps);
+  std::cout << "(" << torch_size(dec_self.shape()) << ", " << torch_size(dec_inter.shape()) << ")\n";
+  const int64_t shown = std::min(static_cast<int64_t>(split(translation).size()) + 1, num_steps);
+  opt.xnames = position_names("<bos> " + translation, num_steps);
+  opt.ynames = position_names(translation, num_steps);
+  const std::string self_path = figure_path("decoder_self_attention.png");
+  write_figure(self_path, [&] { show_heatmaps(slice(dec_self, 3, 0, shown), opt, self_path); });
+  opt.xnames = position_names(sentence, num_steps);
+  const std::string inter_path = figure_path("decoder_encoder_attention.png");
+  write_figure(inter_path, [&] { show_heatmaps(dec_inter, opt, inter_path); });
 }

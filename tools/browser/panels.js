@@ -151,8 +151,11 @@
   // --- the engine ------------------------------------------------------------------------
   let engine = null, limits = null, ready = null, loadedModels = {};
   let room = 600;  // the width the figures have (the panel's), set before each run
-  function boot() {
-    ready = D2LEngine().then((m) => {
+  // One engine for the page's views (the backward view shares it, window.d2lEngine); a restart
+  // after a trap gives them a new one.
+  function boot(restart) {
+    if (restart || !window.d2lEngine) window.d2lEngine = D2LEngine();
+    ready = window.d2lEngine.then((m) => {
       limits = JSON.parse(m.ccall("d2l_limits", "string", [], []));
       loadedModels = {};
       engine = m;
@@ -187,7 +190,7 @@
         text = m.ccall(name, "string", args.map(() => "number"), vals);
       } catch (e) {
         engine = null;
-        boot();
+        boot(true);
         throw new Error(name + ": the engine failed on this input (" + (e.message || e) + "); it has been restarted");
       }
     } finally {

@@ -2,6 +2,7 @@
 #include "tools/d2l/cli/chapter.h"
 
 #include "tools/d2l/cli/exercises.h"
+#include "tools/d2l/cli/run.h"
 
 namespace d2l {
 
@@ -14,6 +15,7 @@ int run_chapter(CliArgs& args, int argc, char** argv, const std::function<void(c
   const Exercise* exercise = chosen_exercise(args);
   return run_reporting_errors([&] {
     const std::string out = apply_chapter_options(args);
+    begin_run(args, out);  // what the library reads of the options (tools/d2l/cli/run.h)
     if (exercise) exercise->body(args, out);
     else section(out);
     return 0;

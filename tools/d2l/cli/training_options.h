@@ -59,7 +59,8 @@ class CheckpointOptions {
 
 // The seq2seq chapters' block on top: --epochs N, --quick, --data PATH (a fra.txt),
 // --translate "sentence" (one more sentence to translate and draw), and the resumable
-// checkpoint family.
+// checkpoint family. 10.4 and 10.7 declare it through add_seq2seq_options
+// (tools/d2l/cli/seq2seq_run.h), whose load_data_nmt and train_seq2seq use it in their run.
 class Seq2SeqOptions : public CheckpointOptions {
  public:
   // book_epochs is the section's num_epochs (the --epochs default); quick_epochs is what

@@ -176,10 +176,22 @@ std::vector<NmtBatch> NmtData::epoch_batches(const RandomInt& random_int) const 
   return batches;
 }
 
+namespace {
+std::function<std::string()>& default_path_in_run() {
+  static std::function<std::string()> f;
+  return f;
+}
+}  // namespace
+
+void set_default_nmt_path(std::function<std::string()> default_path) { default_path_in_run() = std::move(default_path); }
+
 NmtData load_data_nmt(int64_t batch_size, int64_t num_steps, int64_t num_examples,
-                      const std::string& path) {
+                      const std::string& given_path) {
   check(batch_size >= 1, "load_data_nmt", "batch_size must be >= 1, got ", batch_size);
   check(num_steps >= 1, "load_data_nmt", "num_steps must be >= 1, got ", num_steps);
+  const std::string path = !given_path.empty()        ? given_path
+                           : default_path_in_run()    ? default_path_in_run()()
+                                                      : resolve_nmt_data().path;
   const TokenizedNmt tok = tokenize_nmt(preprocess_nmt(read_data_nmt(path)), num_examples, path);
   const std::vector<std::string> reserved = {"<pad>", "<bos>", "<eos>"};
   NmtData data;

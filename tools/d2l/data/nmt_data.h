@@ -7,9 +7,11 @@
 // Plain C++ containers only (no Tensor): ids are int64_t, stored row-major as
 // (no. of sentence pairs, num_steps); the training loop turns each batch into tensors.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tools/d2l/data/data_root.h"
@@ -84,11 +86,36 @@ struct NmtData {
   std::vector<NmtBatch> epoch_batches(const RandomInt& random_int = {}) const;
   // The batch holding rows order[begin, begin + count) (no shuffle): for tests and probes.
   NmtBatch gather(const std::vector<int64_t>& order, int64_t begin, int64_t count) const;
+  // The book's `train_iter, src_vocab, tgt_vocab = load_data_nmt(...)`:
+  //   auto [train_iter, src_vocab, tgt_vocab] = load_data_nmt(batch_size, num_steps);
+  // binds the data itself (what train_seq2seq iterates) and its two vocabularies.
+  template <size_t I>
+  const auto& get() const {
+    if constexpr (I == 0) return *this;
+    else if constexpr (I == 1) return src_vocab;
+    else return tgt_vocab;
+  }
 };
 
 // The book's load_data_nmt(batch_size, num_steps, num_examples=600): vocabularies with
-// min_freq 2 and reserved '<pad>' '<bos>' '<eos>', source and target arrays.
+// min_freq 2 and reserved '<pad>' '<bos>' '<eos>', source and target arrays. Without a
+// path: resolve_nmt_data()'s, or in a seq2seq program's run the run's (--data; see
+// default_nmt_path).
 NmtData load_data_nmt(int64_t batch_size, int64_t num_steps, int64_t num_examples = 600,
-                      const std::string& path = resolve_nmt_data().path);
+                      const std::string& path = "");
+
+// What load_data_nmt reads when given no path: resolve_nmt_data().path unless a program's
+// run set a function for it (tools/d2l/cli/seq2seq_run.h: --data, "using data: ...").
+void set_default_nmt_path(std::function<std::string()> default_path);
 
 }  // namespace d2l
+
+// For the structured binding above.
+namespace std {
+template <>
+struct tuple_size<d2l::NmtData> : integral_constant<size_t, 3> {};
+template <size_t I>
+struct tuple_element<I, d2l::NmtData> { using type = const d2l::Vocab; };
+template <>
+struct tuple_element<0, d2l::NmtData> { using type = const d2l::NmtData; };
+}  // namespace std

@@ -67,6 +67,16 @@ Tensor decode_teacher_forced_stepwise(EncoderDecoder& net, const Tensor& X, cons
   return concat(steps, 1);
 }
 
+TrainSeq2SeqInRun& train_in_run() {
+  static TrainSeq2SeqInRun train;
+  return train;
+}
+
+Seq2SeqPrediction& kept_prediction() {
+  static Seq2SeqPrediction p;
+  return p;
+}
+
 std::string join_words(const std::vector<std::string>& words) {
   std::string s;
   for (const std::string& w : words) s += (s.empty() ? "" : " ") + w;
@@ -89,9 +99,14 @@ std::vector<std::string> xavier_init_weights(Module& net) {
   return done;
 }
 
+void set_train_seq2seq_in_run(TrainSeq2SeqInRun train) { train_in_run() = std::move(train); }
+
+const Seq2SeqPrediction& last_prediction() { return kept_prediction(); }
+
 TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float lr, int64_t num_epochs,
                                  const Vocab& tgt_vocab, const std::string& device,
                                  const TrainSeq2SeqOptions& options) {
+  if (options.from_run && train_in_run()) return train_in_run()(net, data, lr, num_epochs, device, options);
   check(num_epochs >= 1, "train_seq2seq", "num_epochs must be >= 1, got ", num_epochs);
   check(device == "cpu", "train_seq2seq", "only device 'cpu' exists in this engine, got '", device, "'");
   const bool resuming = options.checkpoint && !options.checkpoint->resume_path().empty();
@@ -265,15 +280,17 @@ std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
   return {translation, attention_weight_seq};
 }
 
-std::pair<std::string, std::vector<Tensor>> predict_seq2seq(EncoderDecoder& net, const std::string& src_sentence,
-                                                            const Vocab& src_vocab, const Vocab& tgt_vocab,
-                                                            int64_t num_steps, const std::string& device,
-                                                            bool save_attention_weights) {
+std::pair<std::string, AttentionWeightSeq> predict_seq2seq(EncoderDecoder& net, const std::string& src_sentence,
+                                                           const Vocab& src_vocab, const Vocab& tgt_vocab,
+                                                           int64_t num_steps, const std::string& device,
+                                                           bool save_attention_weights) {
   auto [translation, steps] =
       predict_seq2seq_steps(net, src_sentence, src_vocab, tgt_vocab, num_steps, device, save_attention_weights);
-  std::vector<Tensor> first;  // Seq2SeqAttentionDecoder keeps one tensor per step
-  for (const auto& w : steps) first.push_back(w.at(0));
-  return {translation, first};
+  AttentionWeightSeq weights;
+  for (const auto& w : steps) weights.push_back(w.at(0));  // Seq2SeqAttentionDecoder keeps one tensor per step
+  weights.all = std::move(steps);
+  if (save_attention_weights) kept_prediction() = {src_sentence, translation, weights};
+  return {translation, weights};
 }
 
 void write_attention_npy(const std::vector<Tensor>& steps, int64_t num_steps, const std::string& path) {

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "layers/bahdanau_attention.h"  // AttentionDecoder
+#include "core/io/param_file.h"  // ModelSettings
 #include "layers/encoder_decoder.h"
 #include "tools/d2l/data/nmt_data.h"
 #include "tools/d2l/data/vocab.h"
@@ -39,6 +41,13 @@ struct TrainSeq2SeqOptions {
   // instead of the true previous token, one step at a time, as predict_seq2seq does.
   bool loss_mask = true;
   bool teacher_forcing = true;
+  // In a seq2seq program's run (tools/d2l/cli/seq2seq_run.h) the run's options apply:
+  // --epochs/--quick, the loss figure, --save/--load/--resume. from_run = false trains as
+  // asked and nothing else (an exercise's second model, trained beside the first).
+  bool from_run = true;
+  // The model's settings a parameter file records (empty: the program's, read off the net):
+  // an exercise's variant names its own, e.g. with {"rnn", "lstm"}.
+  ModelSettings model_settings;
 };
 
 struct TrainSeq2SeqResult {
@@ -61,6 +70,13 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
                                  const Vocab& tgt_vocab, const std::string& device = "cpu",
                                  const TrainSeq2SeqOptions& options = {});
 
+// What train_seq2seq does instead when options.from_run (set by a program's run,
+// tools/d2l/cli/seq2seq_run.h; none outside one).
+using TrainSeq2SeqInRun = std::function<TrainSeq2SeqResult(EncoderDecoder& net, const NmtData& data, float lr,
+                                                           int64_t num_epochs, const std::string& device,
+                                                           const TrainSeq2SeqOptions& options)>;
+void set_train_seq2seq_in_run(TrainSeq2SeqInRun train);
+
 // How well a trained model does, measured alike for every variant the exercises train.
 struct Seq2SeqScores {
   // masked cross-entropy per valid target token, eval mode, teacher forcing fed one token
@@ -81,17 +97,30 @@ Seq2SeqScores evaluate_seq2seq(EncoderDecoder& net, const NmtData& data, int64_t
 // truncate_pad to num_steps (as the book). Decoding starts from '<bos>', feeds back the
 // argmax token, and stops at '<eos>' or after num_steps tokens. With
 // save_attention_weights (net.decoder must be an AttentionDecoder), the second result holds
-// the attention weights of every decoding step, each (1, 1, num_steps).
-std::pair<std::string, std::vector<Tensor>> predict_seq2seq(EncoderDecoder& net, const std::string& src_sentence,
-                                                            const Vocab& src_vocab, const Vocab& tgt_vocab,
-                                                            int64_t num_steps, const std::string& device = "cpu",
-                                                            bool save_attention_weights = false);
+// the attention weights of every decoding step: the decoder's first tensor, (1, 1,
+// num_steps) for Seq2SeqAttentionDecoder, and in `all` every tensor it keeps, as the book
+// saves net.decoder.attention_weights whole (the Transformer's: the self-attention of each
+// block, then the encoder–decoder attention of each block).
+struct AttentionWeightSeq : std::vector<Tensor> {
+  std::vector<std::vector<Tensor>> all;
+};
+std::pair<std::string, AttentionWeightSeq> predict_seq2seq(EncoderDecoder& net, const std::string& src_sentence,
+                                                           const Vocab& src_vocab, const Vocab& tgt_vocab,
+                                                           int64_t num_steps, const std::string& device = "cpu",
+                                                           bool save_attention_weights = false);
 
-// The same, keeping every attention tensor the decoder exposes at each step (the
-// Transformer's: self-attention of each block, then encoder–decoder attention of each
-// block), as the book's predict_seq2seq saves net.decoder.attention_weights whole.
-// on_step, when given, sees each step's decoder output Y (1, 1, vocab_size) before its
-// argmax (the live panels show the top tokens and the scores the attention had).
+// The last sentence predict_seq2seq translated with save_attention_weights: what it read,
+// what it wrote and every step's first attention tensor (10.4's --cues and --dump-attention
+// read it after the section's code).
+struct Seq2SeqPrediction {
+  std::string sentence, translation;
+  std::vector<Tensor> weights;
+};
+const Seq2SeqPrediction& last_prediction();
+
+// The same, with every step's attention tensors only (predict_seq2seq's `all`). on_step, when
+// given, sees each step's decoder output Y (1, 1, vocab_size) before its argmax (the live
+// panels show the top tokens and the scores the attention had).
 std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
     EncoderDecoder& net, const std::string& src_sentence, const Vocab& src_vocab, const Vocab& tgt_vocab,
     int64_t num_steps, const std::string& device = "cpu", bool save_attention_weights = false,

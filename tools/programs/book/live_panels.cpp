@@ -46,6 +46,15 @@ const std::map<std::string, std::string> kTranslating = {
      "Heatmaps: encoder self-attention and decoder-encoder attention of each layer, per head; hover or tap a cell "
      "for its value."}};
 
+// The sections with the backward view (panels/backward.html): the layer it differentiates, its
+// title, and the options of build/tools/backward_steps that print the same steps.
+struct BackwardView {
+  const char *layer, *title, *args;
+};
+const std::map<std::string, BackwardView> kBackward = {
+    {"attention_scoring_functions", {"dot", "10.3 DotProductAttention with masked_softmax", ""}},
+    {"multihead_attention", {"mha", "10.5 MultiHeadAttention", " --layer mha"}}};
+
 std::string replace_once(std::string text, const std::string& what, const std::string& with) {
   const size_t at = text.find(what);
   if (at == std::string::npos) throw std::runtime_error("book: a panel template lacks " + what);
@@ -58,17 +67,24 @@ std::string LivePanels::section(const std::string& name) {
   const fs::path panels = fs::path(opt_.root) / "tools/browser/panels";
   const auto translating = kTranslating.find(name);
   const fs::path panel = translating != kTranslating.end() ? panels / "translate.html" : panels / (name + ".html");
-  if (!fs::exists(panel)) return "";
+  const auto backward = kBackward.find(name);
+  if (!fs::exists(panel) && backward == kBackward.end()) return "";
   if (opt_.engine.empty() || !fs::exists(opt_.engine))
     return note("it runs the engine compiled for the browser, " +
                 (opt_.engine.empty() ? std::string("which these pages were written without")
                                      : escape(opt_.engine) + ", which is missing") +
                 ": <code>make book</code> builds it when emscripten is installed (<code>bash "
                 "tools/scripts/install_deps.sh --browser</code>).");
-  const std::string html = translating == kTranslating.end()
-                               ? read_bytes(panel)
-                               : replace_once(replace_once(read_bytes(panel), "{{model}}", name), "{{hover}}",
-                                              translating->second);
+  std::string html = !fs::exists(panel)                  ? std::string()
+                     : translating == kTranslating.end() ? read_bytes(panel)
+                                                         : replace_once(replace_once(read_bytes(panel), "{{model}}", name),
+                                                                        "{{hover}}", translating->second);
+  if (backward != kBackward.end()) {
+    std::string view = read_bytes(panels / "backward.html");
+    for (int i = 0; i < 2; ++i) view = replace_once(view, "{{title}}", backward->second.title);
+    html += "<link rel=\"stylesheet\" href=\"backward.css\"/>\n" +
+            replace_once(replace_once(view, "{{layer}}", backward->second.layer), "{{args}}", backward->second.args);
+  }
   std::string scripts;
   // A panel that runs a trained model names it: data-model="<chapter>", whose run saved it.
   const std::string key = "data-model=\"";
@@ -87,14 +103,25 @@ std::string LivePanels::section(const std::string& name) {
   }
   used_ = true;
   return "<link rel=\"stylesheet\" href=\"panels.css\"/>\n" + html + scripts +
-         "<script src=\"d2l_engine.js\"></script>\n<script src=\"panels.js\"></script>\n";
+         "<script src=\"d2l_engine.js\"></script>\n<script src=\"panels.js\"></script>\n" +
+         (backward != kBackward.end() ? "<script src=\"backward.js\"></script>\n" : "");
+}
+
+std::vector<std::string> LivePanels::sources(const std::string& name) const {
+  if (!kBackward.count(name)) return {};
+  // Where the backward view's steps link (tools/programs/backward_steps/attention_backward.cpp):
+  // the engine's loop, the ops' forward and backward, the reference kernels the pages run.
+  return {"core/autograd.cpp",          "core/ops/matmul.cpp",          "core/ops/elementwise.cpp",
+          "core/ops/softmax.cpp",       "core/ops/shape.cpp",           "core/kernels/reference/matmul.cpp",
+          "core/kernels/reference/elementwise.cpp", "core/kernels/reference/softmax.cpp",
+          "core/engine/bookkeeping.cpp", "core/nn/basic.cpp"};
 }
 
 void LivePanels::finish() const {
   if (!used_) return;
   const fs::path out(opt_.out), browser = fs::path(opt_.root) / "tools/browser";
   write_file_atomically((out / "d2l_engine.js").string(), read_bytes(opt_.engine), "book");
-  for (const char* f : {"panels.js", "panels.css"})
+  for (const char* f : {"panels.js", "panels.css", "backward.js", "backward.css"})
     write_file_atomically((out / f).string(), read_bytes(browser / f), "book");
 }
 

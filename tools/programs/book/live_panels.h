@@ -8,6 +8,7 @@
 // note saying what is missing, and the page reads as it does without JavaScript.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace d2l::book {
 
@@ -24,6 +25,9 @@ class LivePanels {
   // The panel of section `name` with its script tags, a note when it cannot run, or "" for a
   // section without a panel. Writes the weights the panel needs into the output folder.
   std::string section(const std::string& name);
+  // The engine's files a section's backward view links its steps to, for the page's listings
+  // (none for a section without the view).
+  std::vector<std::string> sources(const std::string& name) const;
   // Copies the engine and the panels' script and style once any section() used them.
   void finish() const;
 

@@ -299,6 +299,7 @@ class Writer {
       }
     }
     for (const ExerciseRun& e : s.exercises) add_source(s, seen, "chapters/" + e.info.program + ".cpp");
+    for (const std::string& f : live_.sources(s.info.program)) add_source(s, seen, f);
     for (const Event& e : s.run.events) add_source(s, seen, e.file);
     for (const ExerciseRun& x : s.exercises)
       if (x.run)
