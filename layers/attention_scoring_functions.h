@@ -27,8 +27,8 @@ class ScoredAttention : public Layer<L, AttentionPooling> {
   Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values, const Tensor& valid_lens) override {
     check_attention_args(std::strchr(L::section, ' ') + 1, queries, keys, values, valid_lens);
     L& layer = static_cast<L&>(*this);
-    this->scores = layer.score(queries, keys);
-    this->attention_weights = masked_softmax(this->scores, valid_lens);
+    this->attention_weights = masked_softmax(layer.score(queries, keys), valid_lens);
+    if (this->keep_scores) this->scores = layer.score(queries, keys);  // the same again, kept for a view
     // (batch_size, no. of queries, no. of kv pairs) x values -> (batch_size, no. of queries, value_size)
     return bmm(layer.dropout(this->attention_weights), values);
   }

@@ -219,6 +219,9 @@ std::string load(const std::string& name, const std::string& path) {
     }
     m.net = std::make_unique<EncoderDecoder>(static_cast<Encoder&>(*m.parts[0]), static_cast<Decoder&>(*m.parts[1]));
   }
+  if (name == "bahdanau_attention") static_cast<Seq2SeqAttentionDecoder&>(*m.parts[1]).attention.keep_scores = true;
+  if (name == "transformer")
+    for (DecoderBlock* blk : static_cast<TransformerDecoder&>(*m.parts[1]).blks) blk->attention2.attention->keep_scores = true;
   Module& net = m.net ? static_cast<Module&>(*m.net) : *m.parts[0];
   copy_parameters(read_safetensors_params(path, net, s), net);
   net.eval();
