@@ -167,8 +167,9 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
       nw_epochs += (nw_epochs.empty() ? "" : "\n") + it->str();
     BOOST_REQUIRE_MESSAGE(!nw_epochs.empty(), "nadaraya_watson printed no epoch lines");
   }
-  // The same data, model and steps; the last printed digit may differ: the page's sin and pow
-  // are emscripten's libm, not glibc's (measured: 17.959488 in the page, 17.959492 natively).
+  // The same data, model and steps; the last printed digit may differ (measured: 17.959488 in
+  // the page, 17.959492 in the native reference tier on one thread), most likely from f's sin
+  // and pow, which are emscripten's libm in the page and glibc's natively.
   checks.push_back({"nadaraya_watson.html#n=50&h=1&train=1&epochs=5=#live-losses", nw_epochs});
   checks.back().rel = 1e-6;
   // Hostile links: a clear message naming the input and its bound within a second, then the
