@@ -353,7 +353,11 @@ BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*
                   core/kernels/reference/*.cpp layers/*.cpp layers/exercises/*.cpp tools/d2l/data/*.cpp tools/d2l/train/*.cpp \
                   tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp \
                 tools/programs/backward_steps/attention_backward.cpp
-BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp tools/d2l/train/loss_curve.cpp tools/d2l/train/epochs.cpp,$(BROWSER_SRC))
+BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp,$(BROWSER_SRC))
+# 10.2's panel runs the section's own f (the book's function): the section's file, its main
+# renamed, and what that main calls (tools/d2l/cli/).
+BROWSER_SRC  += chapters/nadaraya_watson.cpp $(wildcard tools/d2l/cli/*.cpp)
+$(BROWSER)/obj/chapters/nadaraya_watson.o: EMFLAGS += -Dmain=d2l_nadaraya_watson_main
 BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
 # The entry points, linked whole (an archive member nothing else calls would be dropped).
 BROWSER_API  := $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/obj/tools/browser/backward.o
@@ -361,9 +365,14 @@ BROWSER_API  := $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/obj/tools/browser/
 # stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.
 EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fexceptions \
                 -DD2L_FAST=0 -DD2L_REFERENCE_ONLY=1
+# The entry points (tools/browser/api.cpp), and malloc/free: the page copies its strings into
+# the heap itself (ccall would copy them onto the small stack).
+BROWSER_EXPORTS := _d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli
+BROWSER_EXPORTS := $(BROWSER_EXPORTS),_d2l_backward,_d2l_backward_gradcheck
+BROWSER_EXPORTS := $(BROWSER_EXPORTS),_d2l_limits,_d2l_vocab,_malloc,_free
 EMLINK       := -O2 -fexceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
-                -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS \
-                -sEXPORTED_FUNCTIONS=_d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli,_d2l_backward,_d2l_backward_gradcheck
+                -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS,stringToUTF8,lengthBytesUTF8 \
+                -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS)
 # emscripten's JS optimiser runs on Node.js and needs Debian's acorn when Node is not Debian's.
 EMENV        := NODE_PATH=$${NODE_PATH:-/usr/share/nodejs}
 $(BROWSER)/include/stb:

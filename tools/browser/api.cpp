@@ -8,8 +8,16 @@
 // file the run saved (--save FILE.safetensors) from the module's file system, where the page
 // wrote it; its settings (in the file's metadata) give the model's sizes, its ".tokens"
 // entries the vocabularies.
+//
+// Every input is bounded (kLimits, which d2l_limits hands to the page so that it refuses an
+// input before copying it in), every answer is finite (JsonOut refuses NaN and infinity, and
+// the entry point names the inputs that made it), and no error leaves state behind: a failed
+// call only replaces the last answer.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,18 +48,56 @@
 using namespace d2l;
 using d2l::browser::JsonOut;
 
+// 10.2's f(x) = 2 sin(x) + x^0.8, defined by the section (chapters/nadaraya_watson.cpp, compiled
+// into the engine with its main renamed): the panel draws the book's own function.
+Tensor f(const Tensor& x);
+
 namespace {
 
 std::string answer;  // the last result, returned to JavaScript as a C string
 
-const char* reply(const std::function<std::string()>& body) {
+// The bounds on every input, chosen by cost: what the engine computes in well under a second
+// on one thread and what the page can draw without freezing (a heatmap's cells).
+struct Limits {
+  size_t sentence_bytes = 1000;   // d2l_translate: the model reads num_steps tokens of it anyway
+  size_t nli_bytes = 1000;        // d2l_nli: premise, hypothesis
+  int64_t nli_tokens = 100;       // ... and their tokens (SNLI's longest premise has 82)
+  size_t list_bytes = 65536;      // a list of numbers as JSON text
+  int64_t scores = 4096;          // d2l_masked_softmax: rows x columns
+  int64_t score_rows = 64;
+  int64_t keys = 256;             // d2l_scoring: key pairs
+  double magnitude = 1e6;         // |any number| in a list: its products stay finite in float
+  int64_t positions = 1000, dims = 512, pe_cells = 65536;  // d2l_positional_encoding
+  int64_t nw_points = 1000, nw_epochs = 1000;              // d2l_nadaraya_watson
+  double nw_work = 1e6;           // epochs x n x (n - 1), the training's kernel evaluations: ~0.6 s
+  double bandwidth_min = 1e-4, bandwidth_max = 1e4;
+  size_t name_bytes = 256;        // d2l_load: model name, path
+};
+const Limits kLimits;
+
+// The C string `s`, refused past `bound` bytes before anything reads it whole.
+std::string bounded(const char* s, size_t bound, const char* op, const char* what) {
+  check(s != nullptr, op, what, " is missing");
+  const size_t n = strnlen(s, bound + 1);
+  check(n <= bound, op, what, ": more than ", bound, " bytes, the panel's bound");
+  return std::string(s, n);
+}
+
+// Runs an entry point: its JSON, or {"error"} with the message. A non-finite number in the
+// answer (JsonOut::NonFinite) is reported with the inputs that produced it.
+const char* reply(const std::string& inputs, const std::function<std::string()>& body) {
   try {
     answer = body();
+  } catch (const JsonOut::NonFinite& e) {
+    answer = JsonOut().str("error", std::string(e.what()) + ", from the inputs " + inputs).done();
+  } catch (const std::bad_alloc&) {
+    answer = JsonOut().str("error", "out of memory for the inputs " + inputs).done();
   } catch (const std::exception& e) {
     answer = JsonOut().str("error", e.what()).done();
   }
   return answer.c_str();
 }
+std::string show(double v) { return JsonOut::number(v); }
 
 // A model the page loaded: its modules and vocabularies.
 struct Loaded {
@@ -68,8 +114,26 @@ const std::string& setting(const ModelSettings& s, const std::string& key, const
     if (kv.first == key) return kv.second;
   throw std::runtime_error("[d2l_load] " + path + ": no setting '" + key + "' in the file's metadata");
 }
+// A size from the file's metadata: a whole number 1..1e6 written as digits only ("10abc",
+// "1e3" and "" are refused, as is a size no panel could hold).
 int64_t int_setting(const ModelSettings& s, const std::string& key, const std::string& path) {
-  return std::stoll(setting(s, key, path));
+  const std::string& v = setting(s, key, path);
+  const bool digits = !v.empty() && v.size() <= 7 && v.find_first_not_of("0123456789") == std::string::npos;
+  check(digits, "d2l_load", path, ": the setting '", key, "' is ", json_quote(v.substr(0, 40)),
+        ", not a whole number of at most 7 digits");
+  const int64_t n = std::stoll(v);
+  check(n >= 1 && n <= 1000000, "d2l_load", path, ": the setting '", key, "' is ", n, ", outside 1..1000000");
+  return n;
+}
+// A probability from the metadata (dropout): a decimal number in [0, 1), the whole string.
+float rate_setting(const ModelSettings& s, const std::string& key, const std::string& path) {
+  const std::string& v = setting(s, key, path);
+  char* end = nullptr;
+  errno = 0;
+  const double x = v.empty() ? -1.0 : std::strtod(v.c_str(), &end);
+  check(!v.empty() && end == v.c_str() + v.size() && errno == 0 && x >= 0.0 && x < 1.0, "d2l_load", path,
+        ": the setting '", key, "' is ", json_quote(v.substr(0, 40)), ", not a number in [0, 1)");
+  return static_cast<float>(x);
 }
 const std::string& metadata(const SafetensorsMetadata& m, const std::string& key, const std::string& path) {
   for (const auto& kv : m)
@@ -83,19 +147,37 @@ Loaded& loaded(const std::string& name) {
   return it->second;
 }
 
-// The words of a sentence as predict_seq2seq reads them; each must be in the vocabulary (an
-// unknown word would be read as <unk>), and with <eos> they must fit in num_steps.
-std::vector<std::string> source_words(const std::string& sentence, const Loaded& m) {
-  std::vector<std::string> words;
-  for (const std::string& w : split(lower_utf8(sentence), ' '))
-    if (!w.empty()) words.push_back(w);
-  check(!words.empty(), "translate", "the sentence is empty");
-  for (const std::string& w : words)
-    check(m.src[w] != m.src.unk(), "translate", "'", w, "' is not in the source vocabulary (", m.src.size(),
-          " tokens, from the training pairs): it would be read as <unk>");
-  check(static_cast<int64_t>(words.size()) + 1 <= m.num_steps, "translate", "the sentence has ", words.size(),
-        " words; with <eos> the model reads at most num_steps = ", m.num_steps, " tokens");
-  return words;
+// A sentence's tokens as predict_seq2seq reads them: lowered, split at each space (two
+// spaces make an empty word), each word not in the vocabulary read as <unk>, then <eos>, cut
+// or padded to num_steps. `unknown`: the words read as <unk>; valid: the tokens before the cut.
+struct ReadSentence {
+  std::vector<std::string> tokens;  // num_steps of them, as the encoder sees them
+  std::vector<std::string> unknown;
+  int64_t valid = 0;
+};
+ReadSentence read_sentence(const std::string& sentence, const Vocab& vocab, int64_t num_steps) {
+  check(sentence.find_first_not_of(' ') != std::string::npos, "translate", "the sentence is empty");
+  ReadSentence r;
+  for (const std::string& w : split(lower_utf8(sentence), ' ')) {
+    const bool unk = vocab[w] == vocab.unk();
+    r.tokens.push_back(unk ? "<unk>" : w);
+    if (unk) r.unknown.push_back(w);
+  }
+  r.tokens.push_back("<eos>");
+  r.valid = static_cast<int64_t>(r.tokens.size());
+  r.tokens.resize(static_cast<size_t>(num_steps), "<pad>");
+  return r;
+}
+
+// The k most probable entries of a probability vector: (index, probability), best first.
+std::vector<std::pair<int64_t, float>> top_k(const std::vector<float>& p, size_t k) {
+  std::vector<std::pair<int64_t, float>> all;
+  for (size_t i = 0; i < p.size(); ++i) all.push_back({static_cast<int64_t>(i), p[i]});
+  k = std::min(k, all.size());
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(),
+                    [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
+  all.resize(k);
+  return all;
 }
 
 std::string load(const std::string& name, const std::string& path) {
@@ -117,7 +199,8 @@ std::string load(const std::string& name, const std::string& path) {
     m.tgt = vocab_from_tokens_json(metadata(file.metadata, "tgt_vocab.tokens", path), path);
     m.num_steps = int_setting(s, "num_steps", path);
     const int64_t h = int_setting(s, "num_hiddens", path), L = int_setting(s, "num_layers", path);
-    const float dropout = std::stof(setting(s, "dropout", path));
+    check(m.num_steps <= 200, "d2l_load", path, ": num_steps is ", m.num_steps, "; the panels read at most 200 tokens");
+    const float dropout = rate_setting(s, "dropout", path);
     if (name == "bahdanau_attention") {
       const int64_t e = int_setting(s, "embed_size", path);
       m.parts.push_back(std::make_unique<Seq2SeqEncoder>(m.src.size(), e, h, L, dropout));
@@ -135,6 +218,9 @@ std::string load(const std::string& name, const std::string& path) {
     }
     m.net = std::make_unique<EncoderDecoder>(static_cast<Encoder&>(*m.parts[0]), static_cast<Decoder&>(*m.parts[1]));
   }
+  if (name == "bahdanau_attention") static_cast<Seq2SeqAttentionDecoder&>(*m.parts[1]).attention.keep_scores = true;
+  if (name == "transformer")
+    for (DecoderBlock* blk : static_cast<TransformerDecoder&>(*m.parts[1]).blks) blk->attention2.attention->keep_scores = true;
   Module& net = m.net ? static_cast<Module&>(*m.net) : *m.parts[0];
   copy_parameters(read_safetensors_params(path, net, s), net);
   net.eval();
@@ -144,18 +230,34 @@ std::string load(const std::string& name, const std::string& path) {
   return JsonOut().str("model", name).num("parameters", static_cast<double>(parameters)).done();
 }
 
-// 10.4 and 10.7: the translation and its attention. Bahdanau: one row of weights over the
-// source per decoding step. Transformer: the encoder's self-attention (layer, head, query,
-// key) and the decoder–encoder attention (layer, head, step, key); keys cut to the source's
-// tokens and <eos>, as the book's figures cut them.
+// 10.4 and 10.7: the translation and its attention, the sentence read exactly as the native
+// program reads its --translate (predict_seq2seq_steps on the same string). Bahdanau: one
+// row of weights over the source per decoding step. Transformer: the encoder's
+// self-attention (layer, head, query, key) and the decoder–encoder attention (layer, head,
+// step, key); keys cut to the source's tokens and <eos>, as the book's figures cut them.
+// Per step, inside the forward: the decoder's attention scores before masked_softmax over all
+// num_steps keys (the mask hides keys from `valid_len` on), and the five most probable
+// output tokens.
 std::string translate(const std::string& name, const std::string& sentence) {
   Loaded& m = loaded(name);
-  std::vector<std::string> words = source_words(sentence, m);
-  std::string joined;
-  for (const std::string& w : words) joined += (joined.empty() ? "" : " ") + w;
-  auto [translation, steps] = predict_seq2seq_steps(*m.net, joined, m.src, m.tgt, m.num_steps, "cpu", true);
-  const int64_t keys = static_cast<int64_t>(words.size()) + 1, T = static_cast<int64_t>(steps.size());
-  words.push_back("<eos>");
+  const ReadSentence read = read_sentence(sentence, m.src, m.num_steps);
+  const bool bahdanau = name == "bahdanau_attention";
+  std::vector<Tensor> step_scores;  // per step: (rows, num_steps), a row per (layer, head)
+  std::vector<std::vector<std::pair<int64_t, float>>> step_top;
+  auto on_step = [&](const Tensor& Y) {
+    step_top.push_back(top_k(softmax(reshape(Y, {-1})).to_vector(), 5));
+    if (bahdanau) {
+      step_scores.push_back(reshape(static_cast<Seq2SeqAttentionDecoder&>(*m.parts[1]).attention.scores, {1, -1}));
+    } else {
+      std::vector<Tensor> rows;
+      for (DecoderBlock* blk : static_cast<TransformerDecoder&>(*m.parts[1]).blks)
+        rows.push_back(reshape(blk->attention2.attention->scores, {-1, m.num_steps}));
+      step_scores.push_back(concat(rows, 0));
+    }
+  };
+  auto [translation, steps] = predict_seq2seq_steps(*m.net, sentence, m.src, m.tgt, m.num_steps, "cpu", true, on_step);
+  const int64_t keys = std::min(read.valid, m.num_steps), T = static_cast<int64_t>(steps.size());
+  const std::vector<std::string> words(read.tokens.begin(), read.tokens.begin() + keys);
   std::vector<std::string> out_tokens;
   for (const std::string& w : split(translation, ' '))
     if (!w.empty()) out_tokens.push_back(w);
@@ -163,7 +265,18 @@ std::string translate(const std::string& name, const std::string& sentence) {
   out_tokens.resize(static_cast<size_t>(T));  // steps: the tokens written, <eos> last when reached
   JsonOut o;
   o.str("translation", translation).strs("source", words).strs("target", out_tokens);
-  if (name == "bahdanau_attention") {
+  o.strs("unknown", read.unknown).num("valid_len", static_cast<double>(read.valid)).num("num_steps", static_cast<double>(m.num_steps));
+  o.strs("keys", read.tokens).tensor("scores", stack(step_scores, 0));
+  std::string top = "[";
+  for (size_t t = 0; t < step_top.size(); ++t) {
+    top += t ? ",[" : "[";
+    for (size_t k = 0; k < step_top[t].size(); ++k)
+      top += (k ? "," : "") + std::string("[") + json_quote(m.tgt.to_tokens(step_top[t][k].first)) + "," +
+             JsonOut::finite_number(step_top[t][k].second, "top") + "]";
+    top += "]";
+  }
+  o.raw("top", top + "]");
+  if (bahdanau) {
     std::vector<Tensor> rows;
     for (const auto& step : steps) rows.push_back(slice(reshape(step.at(0), {1, m.num_steps}), 1, 0, keys));
     o.tensor("attention", reshape(concat(rows, 0), {1, 1, T, keys}));
@@ -184,20 +297,36 @@ std::string translate(const std::string& name, const std::string& sentence) {
   return o.done();
 }
 
-std::vector<float> numbers(const std::string& json, const char* what) {
+// The vocabulary the reader's words are looked up in (the source side for translation).
+std::string vocabulary(const std::string& name) {
+  const Loaded& m = loaded(name);
+  return JsonOut().strs("tokens", m.src.idx_to_token()).done();
+}
+
+// A JSON list of numbers, each finite and within ±kLimits.magnitude, at most `most` of them.
+std::vector<float> numbers(const std::string& json, const char* op, const char* what, int64_t most) {
+  check(json.size() <= kLimits.list_bytes, op, what, ": more than ", kLimits.list_bytes, " bytes, the panel's bound");
   const JsonValue v = parse_json(json);
-  check(v.kind == JsonValue::Kind::array, "live panel", what, " must be a list of numbers");
+  check(v.kind == JsonValue::Kind::array, op, what, " must be a list of numbers");
+  check(static_cast<int64_t>(v.items.size()) <= most, op, what, " has ", v.items.size(),
+        " numbers; the panel takes at most ", most);
   std::vector<float> out;
   for (const JsonValue& x : v.items) {
-    check(x.kind == JsonValue::Kind::number, "live panel", what, " must be a list of numbers, got a ", x.kind_name());
-    out.push_back(std::stof(x.text));
+    check(x.kind == JsonValue::Kind::number, op, what, " must be a list of numbers, got a ", x.kind_name());
+    const double d = std::strtod(x.text.c_str(), nullptr);
+    check(std::isfinite(d) && std::fabs(d) <= kLimits.magnitude, op, what, " must be numbers within \u00b1",
+          show(kLimits.magnitude), " (so that their products stay finite in float): got ", x.text.substr(0, 40));
+    out.push_back(static_cast<float>(d));
   }
   return out;
 }
 
 // 10.3: masked_softmax of a (rows, cols) score matrix with one valid length per row.
 std::string masked_softmax_rows(const std::string& scores_json, int64_t rows, const std::string& valid_json) {
-  const std::vector<float> s = numbers(scores_json, "the scores"), v = numbers(valid_json, "the valid lengths");
+  const std::vector<float> s = numbers(scores_json, "masked_softmax", "the scores", kLimits.scores);
+  check(rows >= 1 && rows <= kLimits.score_rows, "masked_softmax", "the scores must have 1..", kLimits.score_rows,
+        " rows, got ", rows);
+  const std::vector<float> v = numbers(valid_json, "masked_softmax", "the valid lengths", rows);
   check(rows > 0 && static_cast<int64_t>(s.size()) % rows == 0, "masked_softmax", s.size(),
         " scores do not fill ", rows, " rows");
   const Tensor X = tensor(s, {1, rows, static_cast<int64_t>(s.size()) / rows});
@@ -208,9 +337,11 @@ std::string masked_softmax_rows(const std::string& scores_json, int64_t rows, co
 // length 2 (so both scorings take it), values 0..4n-1 as (n, 4), a valid length; the layers
 // start from the seeded generator, as in the chapter.
 std::string compare_scoring(const std::string& keys_json, const std::string& query_json, int64_t valid, int64_t seed) {
-  const std::vector<float> k = numbers(keys_json, "the keys"), q = numbers(query_json, "the query");
+  const std::vector<float> k = numbers(keys_json, "scoring", "the keys", 2 * kLimits.keys);
+  const std::vector<float> q = numbers(query_json, "scoring", "the query", 2);
   check(!k.empty() && k.size() % 2 == 0, "scoring", "the keys are pairs (k1, k2): got ", k.size(), " numbers");
   check(q.size() == 2, "scoring", "the query is a pair (q1, q2): got ", q.size(), " numbers");
+  check(valid >= 0 && valid <= kLimits.keys, "scoring", "the valid length must be 0..", kLimits.keys, ", got ", valid);
   const int64_t n = static_cast<int64_t>(k.size()) / 2;
   manual_seed(static_cast<uint64_t>(seed));
   AdditiveAttention additive(2, 2, 8, 0.1f);
@@ -231,19 +362,21 @@ std::string compare_scoring(const std::string& keys_json, const std::string& que
 
 // 10.6: the sinusoidal P for positions 0..num_steps-1 and encoding_dim columns.
 std::string positional_encoding(int64_t num_steps, int64_t encoding_dim) {
-  check(num_steps >= 1 && num_steps <= 1000 && encoding_dim >= 2 && encoding_dim <= 512 && encoding_dim % 2 == 0,
-        "PositionalEncoding", "positions must be 1..1000 and dimensions an even number 2..512, got ", num_steps,
-        " and ", encoding_dim);
+  check(num_steps >= 1 && num_steps <= kLimits.positions && encoding_dim >= 2 && encoding_dim <= kLimits.dims &&
+            encoding_dim % 2 == 0,
+        "PositionalEncoding", "positions must be 1..", kLimits.positions, " and dimensions an even number 2..",
+        kLimits.dims, ", got ", num_steps, " and ", encoding_dim);
+  check(num_steps * encoding_dim <= kLimits.pe_cells, "PositionalEncoding", num_steps, " positions x ", encoding_dim,
+        " dimensions = ", num_steps * encoding_dim, " values; the panel draws at most ", kLimits.pe_cells);
   PositionalEncoding pe(encoding_dim, 0.0f);
   pe.eval();
   return JsonOut().tensor("P", pe(zeros({1, num_steps, encoding_dim}))).done();
 }
 
-// 10.2: the book's data (f(x) = 2 sin x + x^0.8, noise N(0, 0.5)), then the nonparametric
+// 10.2: the book's data (the section's own f, noise N(0, 0.5)), then the nonparametric
 // pooling with bandwidth h (weights softmax(-((x - x_i)/h)² / 2)), and with epochs > 0 the
-// parametric model trained as the chapter trains it (SGD, lr 0.5, keys leaving out each
-// query's own point), its losses and predictions.
-Tensor f(const Tensor& x) { return 2.0f * sin(x) + pow(x, 0.8f); }
+// parametric model (layers/nadaraya_watson.h) trained as the chapter trains it (SGD, lr 0.5,
+// keys leaving out each query's own point), its losses and predictions.
 Tensor off_diagonal(const Tensor& tile) {
   const int64_t n = tile.size(0);
   const std::vector<float> all = tile.to_vector();
@@ -254,9 +387,17 @@ Tensor off_diagonal(const Tensor& tile) {
   return tensor(v, {n, n - 1});
 }
 std::string nadaraya_watson(int64_t n_train, float bandwidth, int64_t epochs, int64_t seed) {
-  check(n_train >= 2 && n_train <= 2000, "nadaraya_watson", "training points must be 2..2000, got ", n_train);
-  check(bandwidth > 0.0f && std::isfinite(bandwidth), "nadaraya_watson", "the bandwidth must be > 0, got ", bandwidth);
-  check(epochs >= 0 && epochs <= 1000, "nadaraya_watson", "epochs must be 0..1000, got ", epochs);
+  check(n_train >= 2 && n_train <= kLimits.nw_points, "nadaraya_watson", "training points must be 2..",
+        kLimits.nw_points, ", got ", n_train);
+  check(std::isfinite(bandwidth) && bandwidth >= kLimits.bandwidth_min && bandwidth <= kLimits.bandwidth_max,
+        "nadaraya_watson", "the bandwidth h must be within ", show(kLimits.bandwidth_min), "..",
+        show(kLimits.bandwidth_max), ", got ", show(bandwidth),
+        " (a smaller h makes ((x - x_i)/h)^2 overflow float: every weight NaN)");
+  check(epochs >= 0 && epochs <= kLimits.nw_epochs, "nadaraya_watson", "epochs must be 0..", kLimits.nw_epochs,
+        ", got ", epochs);
+  const double work = static_cast<double>(epochs) * static_cast<double>(n_train) * static_cast<double>(n_train - 1);
+  check(work <= kLimits.nw_work, "nadaraya_watson", epochs, " epochs on ", n_train, " points is ", show(work),
+        " kernel evaluations; the panel computes at most ", show(kLimits.nw_work), " (fewer points or epochs)");
   manual_seed(static_cast<uint64_t>(seed));
   std::vector<float> xs = (rand({n_train}) * 5.0f).to_vector();
   std::sort(xs.begin(), xs.end());
@@ -274,14 +415,18 @@ std::string nadaraya_watson(int64_t n_train, float bandwidth, int64_t epochs, in
     const Tensor keys = off_diagonal(repeat(x_train, {n_train, 1}));
     const Tensor values = off_diagonal(repeat(y_train, {n_train, 1}));
     SGD trainer(net.parameters(), 0.5f);
-    std::vector<float> losses;
+    std::vector<float> losses, grads, ws;  // per epoch: the loss, dL/dw before the step, w after it
+    const float w0 = net.w.item();
     for (int64_t e = 0; e < epochs; ++e) {
       trainer.zero_grad();
       const Tensor l = pow(net(x_train, keys, values) - y_train, 2.0f) * 0.5f;
       sum(l).backward();
+      grads.push_back(net.w.grad().item());
       trainer.step();
       losses.push_back(sum(l).item());
+      ws.push_back(net.w.item());
     }
+    o.num("w0", w0).nums("grads", grads).nums("ws", ws);
     NoGrad no_grad;
     const Tensor y_param = net(x_test, repeat(x_train, {n_test, 1}), repeat(y_train, {n_test, 1}));
     o.nums("losses", losses).num("w", net.w.item()).nums("y_param", y_param.to_vector());
@@ -294,16 +439,19 @@ std::string nadaraya_watson(int64_t n_train, float bandwidth, int64_t epochs, in
 // probabilities and the alignment the prediction used: β (m, n) and α (n, m).
 std::string nli(const std::string& premise, const std::string& hypothesis) {
   Loaded& m = loaded("natural_language_inference_attention");
-  auto words = [&m](const std::string& s) {
-    std::vector<std::string> w;
-    for (const std::string& t : split(split_punctuation(s), ' '))
-      if (!t.empty()) w.push_back(t);
+  // Tokenised as the chapter's --premise (split_punctuation, then words), not lowered, as
+  // there; a word not in the vocabulary is read as <unk> by predict_snli and named here.
+  std::vector<std::string> unknown;
+  auto words = [&](const std::string& s, const char* what) {
+    std::vector<std::string> w = split(split_punctuation(s));
+    check(!w.empty(), "predict_snli", "the ", what, " is empty");
+    check(static_cast<int64_t>(w.size()) <= kLimits.nli_tokens, "predict_snli", "the ", what, " has ", w.size(),
+          " tokens; the panel takes at most ", kLimits.nli_tokens);
     for (const std::string& t : w)
-      check(m.src[t] != m.src.unk(), "predict_snli", "'", t, "' is not in the vocabulary (", m.src.size(),
-            " tokens, from the training pairs): it would be read as <unk>");
+      if (m.src[t] == m.src.unk()) unknown.push_back(t);
     return w;
   };
-  const std::vector<std::string> p = words(premise), h = words(hypothesis);
+  const std::vector<std::string> p = words(premise, "premise"), h = words(hypothesis, "hypothesis");
   auto& net = static_cast<DecomposableAttention&>(*m.parts[0]);
   const std::string label = predict_snli(net, m.src, p, h);
   NoGrad no_grad;
@@ -317,8 +465,9 @@ std::string nli(const std::string& premise, const std::string& hypothesis) {
       .str("label", label)
       .nums("probabilities", probs.to_vector())
       .strs("labels", {snli_label_name(0), snli_label_name(1), snli_label_name(2)})
-      .strs("premise", p)
-      .strs("hypothesis", h)
+      .strs("premise", m.src.to_tokens(m.src[p]))
+      .strs("hypothesis", m.src.to_tokens(m.src[h]))
+      .strs("unknown", unknown)
       .tensor("beta", net.attend.beta_weights)
       .tensor("alpha", net.attend.alpha_weights)
       .done();
@@ -327,23 +476,69 @@ std::string nli(const std::string& premise, const std::string& hypothesis) {
 }  // namespace
 
 extern "C" {
-const char* d2l_load(const char* name, const char* path) { return reply([&] { return load(name, path); }); }
+const char* d2l_limits() {
+  return reply("()", [] {
+    const Limits& l = kLimits;
+    return JsonOut()
+        .num("sentence_bytes", static_cast<double>(l.sentence_bytes))
+        .num("nli_bytes", static_cast<double>(l.nli_bytes))
+        .num("nli_tokens", static_cast<double>(l.nli_tokens))
+        .num("list_bytes", static_cast<double>(l.list_bytes))
+        .num("scores", static_cast<double>(l.scores))
+        .num("score_rows", static_cast<double>(l.score_rows))
+        .num("keys", static_cast<double>(l.keys))
+        .num("magnitude", l.magnitude)
+        .num("positions", static_cast<double>(l.positions))
+        .num("dims", static_cast<double>(l.dims))
+        .num("pe_cells", static_cast<double>(l.pe_cells))
+        .num("nw_points", static_cast<double>(l.nw_points))
+        .num("nw_epochs", static_cast<double>(l.nw_epochs))
+        .num("nw_work", l.nw_work)
+        .num("bandwidth_min", l.bandwidth_min)
+        .num("bandwidth_max", l.bandwidth_max)
+        .num("name_bytes", static_cast<double>(l.name_bytes))
+        .done();
+  });
+}
+const char* d2l_load(const char* name, const char* path) {
+  return reply("(model file)", [&] {
+    return load(bounded(name, kLimits.name_bytes, "d2l_load", "the model name"),
+                bounded(path, kLimits.name_bytes, "d2l_load", "the path"));
+  });
+}
+const char* d2l_vocab(const char* name) {
+  return reply("(vocabulary)", [&] { return vocabulary(bounded(name, kLimits.name_bytes, "d2l_vocab", "the model name")); });
+}
 const char* d2l_translate(const char* name, const char* sentence) {
-  return reply([&] { return translate(name, sentence); });
+  return reply("(the sentence)", [&] {
+    return translate(bounded(name, kLimits.name_bytes, "translate", "the model name"),
+                     bounded(sentence, kLimits.sentence_bytes, "translate", "the sentence"));
+  });
 }
 const char* d2l_masked_softmax(const char* scores, int rows, const char* valid_lens) {
-  return reply([&] { return masked_softmax_rows(scores, rows, valid_lens); });
+  return reply("(the scores, rows = " + std::to_string(rows) + ", the valid lengths)", [&] {
+    return masked_softmax_rows(bounded(scores, kLimits.list_bytes, "masked_softmax", "the scores"), rows,
+                               bounded(valid_lens, kLimits.list_bytes, "masked_softmax", "the valid lengths"));
+  });
 }
 const char* d2l_scoring(const char* keys, const char* query, int valid, int seed) {
-  return reply([&] { return compare_scoring(keys, query, valid, seed); });
+  return reply("(the keys, the query, valid length " + std::to_string(valid) + ")", [&] {
+    return compare_scoring(bounded(keys, kLimits.list_bytes, "scoring", "the keys"),
+                           bounded(query, kLimits.list_bytes, "scoring", "the query"), valid, seed);
+  });
 }
 const char* d2l_positional_encoding(int num_steps, int encoding_dim) {
-  return reply([&] { return positional_encoding(num_steps, encoding_dim); });
+  return reply("positions = " + std::to_string(num_steps) + ", dimensions = " + std::to_string(encoding_dim),
+               [&] { return positional_encoding(num_steps, encoding_dim); });
 }
 const char* d2l_nadaraya_watson(int n_train, float bandwidth, int epochs, int seed) {
-  return reply([&] { return nadaraya_watson(n_train, bandwidth, epochs, seed); });
+  return reply("n = " + std::to_string(n_train) + ", h = " + show(bandwidth) + ", epochs = " + std::to_string(epochs),
+               [&] { return nadaraya_watson(n_train, bandwidth, epochs, seed); });
 }
 const char* d2l_nli(const char* premise, const char* hypothesis) {
-  return reply([&] { return nli(premise, hypothesis); });
+  return reply("(the premise and hypothesis)", [&] {
+    return nli(bounded(premise, kLimits.nli_bytes, "predict_snli", "the premise"),
+               bounded(hypothesis, kLimits.nli_bytes, "predict_snli", "the hypothesis"));
+  });
 }
 }

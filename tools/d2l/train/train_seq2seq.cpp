@@ -263,7 +263,8 @@ void explain_tokens_of(const std::string& src_sentence) {
 
 std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
     EncoderDecoder& net, const std::string& src_sentence, const Vocab& src_vocab, const Vocab& tgt_vocab,
-    int64_t num_steps, const std::string& device, bool save_attention_weights) {
+    int64_t num_steps, const std::string& device, bool save_attention_weights,
+    const std::function<void(const Tensor& Y)>& on_step) {
   check(num_steps >= 1, "predict_seq2seq", "num_steps must be >= 1, got ", num_steps);
   check(device == "cpu", "predict_seq2seq", "only device 'cpu' exists in this engine, got '", device, "'");
   const auto* attention_decoder = dynamic_cast<const AttentionDecoder*>(&net.decoder);
@@ -294,6 +295,7 @@ std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
   for (int64_t step = 0; step < num_steps; ++step) {
     auto [Y, next] = net.decoder(dec_X, dec_state);  // Y (1, 1, vocab_size)
     dec_state = std::move(next);
+    if (on_step) on_step(Y);
     // The most likely token is the next step's input.
     dec_X = argmax(Y, 2);  // (1, 1)
     const int64_t pred = static_cast<int64_t>(dec_X.item());

@@ -126,10 +126,13 @@ struct Seq2SeqPrediction {
 };
 const Seq2SeqPrediction& last_prediction();
 
-// The same, with every step's attention tensors only (predict_seq2seq's `all`).
+// The same, with every step's attention tensors only (predict_seq2seq's `all`). on_step, when
+// given, sees each step's decoder output Y (1, 1, vocab_size) before its argmax (the live
+// panels show the top tokens and the scores the attention had).
 std::pair<std::string, std::vector<std::vector<Tensor>>> predict_seq2seq_steps(
     EncoderDecoder& net, const std::string& src_sentence, const Vocab& src_vocab, const Vocab& tgt_vocab,
-    int64_t num_steps, const std::string& device = "cpu", bool save_attention_weights = false);
+    int64_t num_steps, const std::string& device = "cpu", bool save_attention_weights = false,
+    const std::function<void(const Tensor& Y)>& on_step = nullptr);
 
 // --dump-attention: predict_seq2seq's attention weights (every step's (1, 1, num_steps)) as one
 // .npy array (steps, num_steps), every key position kept (the figure cuts them at the

@@ -43,8 +43,8 @@ std::string note(const std::string& why) {
 const std::map<std::string, std::string> kTranslating = {
     {"bahdanau_attention", ""},
     {"transformer",
-     "Heatmaps: encoder self-attention and decoder-encoder attention of each layer, per head; hover a cell for its "
-     "value."}};
+     "Heatmaps: encoder self-attention and decoder-encoder attention of each layer, per head; hover or tap a cell "
+     "for its value."}};
 
 // The sections with the backward view (panels/backward.html): the layer it differentiates, its
 // title, and the options of build/tools/backward_steps that print the same steps.

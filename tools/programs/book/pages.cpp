@@ -108,7 +108,7 @@ const char* const kStyle =
     ".note{font-size:.9rem;background:#fff8e1;border:1px solid #f0dc9c;padding:.4rem .6rem}"
     ".from{font-size:.85rem;color:#555;margin:.2rem 0}"
     "figure{margin:.8rem 0}figure svg,figure img{max-width:100%;height:auto;display:block}"
-    "figcaption{font-size:.85rem;color:#555;overflow-wrap:anywhere}"
+    "figcaption{font-size:.85rem;color:#333;overflow-wrap:anywhere}figcaption .path{color:#777;font-size:.75rem}"
     "details.again>summary{font-weight:normal;color:#555;font-size:.9rem}details{margin:.4rem 0}summary{cursor:pointer;font-weight:bold;overflow-wrap:anywhere}"
     "pre.src{background:#fcfcfc}pre.src .ln{color:#999;text-decoration:none;user-select:none}"
     "pre.src .cm{color:#2a6e2a}pre.src .st{color:#8a4b08}pre.src .ref{background:#fff3c4}"
@@ -362,7 +362,7 @@ class Writer {
 
   // The book's section this page accompanies: number, titles, the link online, and what
   // follows on the page (output, the exercises by number, the source).
-  std::string book_header(const Section& s) const {
+  std::string book_header(const Section& s, bool live) const {
     std::string h = "<h1><span class=\"num\">" + escape(s.info.number) + "</span>" + escape(s.info.zh) +
                     (s.info.en != s.info.zh ? " <span class=\"en\">/ " + escape(s.info.en) + "</span>" : "") +
                     "</h1>\n<p class=\"book\">\xE3\x80\x8A\xE5\x8A\xA8\xE6\x89\x8B\xE5\xAD\xA6\xE6\xB7\xB1\xE5\xBA\xA6"
@@ -370,6 +370,7 @@ class Writer {
                     escape(s.info.url) + "\">" + escape(s.info.url) + "</a><br/>Read the section there; this page "
                     "shows what its code prints and draws when run in C++, then its exercises run.</p>\n";
     h += "<nav class=\"toc\"><a href=\"#output\">\xE8\xBE\x93\xE5\x87\xBA / Output</a>";  // 输出
+    if (live) h += "<a href=\"#live\">\xE8\xAF\x95\xE4\xB8\x80\xE8\xAF\x95 / Live</a>";  // 试一试: the panel
     for (const ExerciseRun& e : s.exercises)
       h += "<a href=\"#" + e.info.anchor() + "\">" + kLian + " " + std::to_string(e.info.number) + "</a>";
     return h + "<a href=\"#source\">\xE6\xBA\x90\xE4\xBB\xA3\xE7\xA0\x81 / Source</a></nav>\n";  // 源代码
@@ -401,7 +402,8 @@ class Writer {
       if (!svg_text.empty()) write_file_atomically((out_ / svg_rel).string(), svg_text, "book");
     }
     if (fs::exists(png)) write_file_atomically((out_ / rel).string(), read_bytes(png), "book");
-    html += "<figcaption>" + escape(f.path);
+    html += "<figcaption>" + escape(figure_description(s, f, base)) + " <span class=\"path\">" + escape(f.path) +
+            "</span>";
     if (fs::exists(png) && inline_it) html += " \xC2\xB7 <a href=\"" + escape(rel) + "\">PNG</a>";
     if (!inline_it && !svg_text.empty())
       html += " \xC2\xB7 <a href=\"" + escape(svg_rel) + "\">SVG (hover over a cell for its value)</a>";
@@ -412,6 +414,52 @@ class Writer {
               escape(range_text(f.at->file, r)) + "</a>";
     }
     return html + "</figcaption>\n</figure>\n";
+  }
+
+  // What a figure shows, for its caption: the description its program's opening comment gives
+  // beside the file's name ("//   attention.png   the decoder's attention over ..."), read from
+  // the file that drew it, then the section's program and its exercises' file; else its name
+  // in words ("average_pooling.png": "Average pooling").
+  std::string figure_description(const Section& s, const Figure& f, const std::string& base) {
+    std::vector<std::string> files;
+    if (f.at != nullptr) files.push_back(f.at->file);
+    files.push_back("chapters/" + s.info.program + ".cpp");
+    files.push_back("chapters/exercises/" + s.info.program + ".cpp");
+    for (const std::string& file : files) {
+      if (!fs::exists(root_ / file)) continue;
+      const std::string d = described_in(source(file), base);
+      if (!d.empty()) return d;
+    }
+    std::string words = fs::path(base).stem().string();
+    std::replace(words.begin(), words.end(), '_', ' ');
+    if (!words.empty() && words[0] >= 'a' && words[0] <= 'z') words[0] = static_cast<char>(words[0] - 'a' + 'A');
+    return words;
+  }
+  // The description after `base` in the opening comment of `lines`, with its continuation
+  // lines (indented at least as far), or "" when the name is followed by another file's name.
+  static std::string described_in(const std::vector<std::string>& lines, const std::string& base) {
+    auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+    for (size_t i = 0; i < lines.size() && lines[i].rfind("//", 0) == 0; ++i) {
+      const std::string& l = lines[i];
+      size_t at = l.find(base);
+      while (at != std::string::npos && at > 0 && word_char(l[at - 1])) at = l.find(base, at + 1);
+      if (at == std::string::npos) continue;
+      size_t d = at + base.size();
+      while (d < l.size() && (l[d] == ' ' || l[d] == ':')) ++d;
+      if (l.compare(d, 3, "\xE2\x80\x94") == 0) d += 3;  // an em dash
+      while (d < l.size() && l[d] == ' ') ++d;
+      if (d >= l.size() || d - (at + base.size()) < 2 || l.find(".png", d) != std::string::npos) return "";
+      std::string text = l.substr(d);
+      for (size_t j = i + 1; j < lines.size() && lines[j].rfind("//", 0) == 0; ++j) {
+        const size_t start = lines[j].find_first_not_of(' ', 2);
+        if (start == std::string::npos || start < d || lines[j].find(".png") != std::string::npos) break;
+        text += " " + lines[j].substr(start);
+      }
+      while (!text.empty() && (text.back() == ';' || text.back() == ',' || text.back() == ' ')) text.pop_back();
+      if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 'a' + 'A');
+      return text;
+    }
+    return "";
   }
 
   static bool has_source(const Section& s, const std::string& f) {
@@ -543,9 +591,12 @@ class Writer {
     for (const std::string& f : s.sources) marks.emplace_back(source(f).size(), false);
     int figure_index = 0;
     // The section's live panel (live_panels.h) comes right after its output.
-    const std::string output = section_output(s, figure_index, marks) + live_.section(s.info.program);
+    const std::string live = live_.section(s.info.program);
+    const bool has_live = live.find("id=\"live\"") != std::string::npos;
+    if (has_live) live_sections_.insert(s.info.program);
+    const std::string output = section_output(s, figure_index, marks) + live;
     const std::string exercises = exercises_part(s, figure_index, marks);
-    const std::string page = page_head(page_title(s)) + nav(i) + book_header(s) + output + exercises +
+    const std::string page = page_head(page_title(s)) + nav(i) + book_header(s, has_live) + output + exercises +
                              sources_part(s, marks) + nav(i) + "</body>\n</html>\n";
     write_file_atomically((out_ / (s.info.program + ".html")).string(), page, "book");
   }
@@ -558,7 +609,11 @@ class Writer {
     for (const Section& s : sections_)
       map += "<li><a href=\"" + s.info.program + ".html\"><b>" + escape(s.info.number) + "</b> " + escape(s.info.zh) +
              (s.info.en != s.info.zh ? " <span class=\"en\">/ " + escape(s.info.en) + "</span>" : "") + "</a><br/>" +
-             "<span class=\"meta\">" + std::to_string(s.exercises.size()) + " " + kLian + " \xC2\xB7 chapters/" +
+             "<span class=\"meta\">" +
+             (live_sections_.count(s.info.program)
+                  ? "<a href=\"" + s.info.program + ".html#live\">\xE8\xAF\x95\xE4\xB8\x80\xE8\xAF\x95 / Live</a> \xC2\xB7 "
+                  : std::string()) +
+             std::to_string(s.exercises.size()) + " " + kLian + " \xC2\xB7 chapters/" +
              escape(s.info.program) + ".cpp \xC2\xB7 <a href=\"" + escape(s.info.url) + "\" class=\"nw\">zh.d2l.ai</a>"
              "</span></li>\n";
     return map + "</ul>\n";
@@ -614,6 +669,7 @@ class Writer {
   fs::path root_, out_;
   std::vector<Section> sections_;
   LivePanels live_;
+  std::set<std::string> live_sections_;  // the sections whose page has a live panel (#live)
   std::map<std::string, std::vector<std::string>> files_;
   std::vector<std::pair<std::string, std::string>> settings_;
 };
