@@ -61,6 +61,18 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 #define CHECK_HAS(text, part) BOOST_CHECK_MESSAGE(has(text, part), "expected '" << (part) << "' in:\n" << (text))
 #define CHECK_LACKS(text, part) BOOST_CHECK_MESSAGE(!has(text, part), "did not expect '" << (part) << "' in:\n" << (text))
 
+// Each (command, message) case: exit status 1, the message on stderr, within 10 seconds.
+void expect_errors(const TempDir& t, const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [cmd, want] : cases) {
+    BOOST_TEST_CONTEXT(cmd) {
+      const Ran r = sh(t, cmd, 20);
+      BOOST_CHECK_EQUAL(r.rc, 1);
+      CHECK_HAS(r.err, want);
+      BOOST_CHECK_LT(r.seconds, 10);
+    }
+  }
+}
+
 // A 10.4 model trained once for the suite (--quick: 10 epochs, about a second): m.params and
 // the same model as m.safetensors, in a folder that lives as long as the test process.
 const TempDir& models() {
@@ -323,14 +335,7 @@ BOOST_AUTO_TEST_CASE(endless_inputs_and_absurd_thread_counts_end_quickly) {
       {"\"$B/tools/book\" --engine empty.js --out bk", "[book --engine] empty.js: the file is empty"},
       {"\"$BA\" --out o --quick --data /dev/zero", "/dev/zero"},
   };
-  for (const auto& [cmd, want] : cases) {
-    BOOST_TEST_CONTEXT(cmd) {
-      const Ran r = sh(t, cmd, 20);
-      BOOST_CHECK_EQUAL(r.rc, 1);
-      CHECK_HAS(r.err, want);
-      BOOST_CHECK_LT(r.seconds, 10);
-    }
-  }
+  expect_errors(t, cases);
   BOOST_CHECK(!fs::exists(t("bk")));  // refused before any page is written
 }
 
@@ -368,14 +373,7 @@ BOOST_AUTO_TEST_CASE(a_failed_write_to_standard_output_is_an_error) {
       {"\"$B/tools/heatmap\" --help > /dev/full", "heatmap: error: write error on standard output"},
       {"\"$B/tools/autograd_demo\" > /dev/full", "autograd_demo: error: write error on standard output"},
   };
-  for (const auto& [cmd, want] : cases) {
-    BOOST_TEST_CONTEXT(cmd) {
-      const Ran r = sh(t, cmd, 20);
-      BOOST_CHECK_EQUAL(r.rc, 1);
-      CHECK_HAS(r.err, want);
-      BOOST_CHECK_LT(r.seconds, 10);
-    }
-  }
+  expect_errors(t, cases);
   // A closed stdout does not hand its number to the next file opened: the figure stays a PNG.
   BOOST_CHECK(head(t("o/attention_cues.png"), 4) == "\x89PNG" || !fs::exists(t("o/attention_cues.png")));
   for (const auto& entry : fs::directory_iterator(t("o")))

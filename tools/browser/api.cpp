@@ -479,24 +479,16 @@ extern "C" {
 const char* d2l_limits() {
   return reply("()", [] {
     const Limits& l = kLimits;
-    return JsonOut()
-        .num("sentence_bytes", static_cast<double>(l.sentence_bytes))
-        .num("nli_bytes", static_cast<double>(l.nli_bytes))
-        .num("nli_tokens", static_cast<double>(l.nli_tokens))
-        .num("list_bytes", static_cast<double>(l.list_bytes))
-        .num("scores", static_cast<double>(l.scores))
-        .num("score_rows", static_cast<double>(l.score_rows))
-        .num("keys", static_cast<double>(l.keys))
-        .num("magnitude", l.magnitude)
-        .num("positions", static_cast<double>(l.positions))
-        .num("dims", static_cast<double>(l.dims))
-        .num("pe_cells", static_cast<double>(l.pe_cells))
-        .num("nw_points", static_cast<double>(l.nw_points))
-        .num("nw_epochs", static_cast<double>(l.nw_epochs))
-        .num("nw_work", l.nw_work)
-        .num("bandwidth_min", l.bandwidth_min)
-        .num("bandwidth_max", l.bandwidth_max)
-        .num("name_bytes", static_cast<double>(l.name_bytes))
+    const auto d = [](auto v) { return static_cast<double>(v); };
+    return JsonOut()  // by entry point, as Limits lists them
+        .num("sentence_bytes", d(l.sentence_bytes))
+        .num("nli_bytes", d(l.nli_bytes)).num("nli_tokens", d(l.nli_tokens))
+        .num("list_bytes", d(l.list_bytes)).num("scores", d(l.scores)).num("score_rows", d(l.score_rows))
+        .num("keys", d(l.keys)).num("magnitude", l.magnitude)
+        .num("positions", d(l.positions)).num("dims", d(l.dims)).num("pe_cells", d(l.pe_cells))
+        .num("nw_points", d(l.nw_points)).num("nw_epochs", d(l.nw_epochs)).num("nw_work", l.nw_work)
+        .num("bandwidth_min", l.bandwidth_min).num("bandwidth_max", l.bandwidth_max)
+        .num("name_bytes", d(l.name_bytes))
         .done();
   });
 }

@@ -16,18 +16,8 @@ std::string answer;  // the last result, returned to JavaScript as a C string (v
 d2l::AttentionBackwardRequest request(const char* layer, const char* queries, const char* keys, const char* values,
                                       const char* valid_lens, int row, int col, int num_hiddens, int num_heads,
                                       int seed) {
-  d2l::AttentionBackwardRequest r;
-  r.layer = layer;
-  r.queries = queries;
-  r.keys = keys;
-  r.values = values;
-  r.valid_lens = valid_lens;
-  r.row = row;
-  r.col = col;
-  r.num_hiddens = num_hiddens;
-  r.num_heads = num_heads;
-  r.seed = seed;
-  return r;
+  // The fields in their declared order (attention_backward.h).
+  return {layer, queries, keys, values, valid_lens, row, col, num_hiddens, num_heads, seed};
 }
 
 template <class F>

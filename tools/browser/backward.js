@@ -9,7 +9,6 @@
 (function () {
   const view = document.querySelector("section[data-view=backward]");
   if (!view) return;
-  const SVGNS = "http://www.w3.org/2000/svg";
   const layer = view.dataset.layer;
   let result = null, check = null, step = 0, errors = {};
 
@@ -25,13 +24,7 @@
     if (parent) parent.appendChild(e);
     return e;
   }
-  function s(tag, attrs, parent, text) {
-    const e = document.createElementNS(SVGNS, tag);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
+  const s = (tag, attrs, parent, text) => window.D2L.svg(tag, attrs, parent, text);  // panels.js's
   // Signed values: red above 0, blue below, white at 0, scaled by the tensor's largest |value|.
   function shade(v, scale) {
     const t = scale > 0 ? Math.max(-1, Math.min(1, v / scale)) : 0, c = t >= 0 ? [178, 24, 43] : [33, 102, 172];

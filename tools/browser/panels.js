@@ -505,6 +505,7 @@
     call: (name, args) => ready.then(() => call(name, args)),
     model: (name) => ready.then(() => model(name)),
     engine: () => ready,
+    svg: el,  // el(tag, attrs, parent, text): one SVG element, for the backward view's graph
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
