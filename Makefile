@@ -138,6 +138,12 @@ $(BUILD)/obj/core/kernels/seam.o: core/kernels/seam.cpp
 # Adam's update takes a square root per element: without errno to set (no caller reads it),
 # GCC turns std::sqrt into one vector instruction, with the same correctly rounded result.
 $(OBJ)/core/kernels/fast/optim.o: CXXFLAGS += -fno-math-errno
+# The engine's scalar code rounds every product and sum as written, without the fused
+# multiply-adds GCC would choose under -march=native: so does the WebAssembly build of the
+# companion pages, which then trains loss for loss as the reference tier does. The fast
+# kernels keep them.
+CXXFLAGS += -ffp-contract=off
+$(OBJ)/core/kernels/fast/%.o: CXXFLAGS += -ffp-contract=fast
 # KERNEL_OPT: the kernels' own optimisation, after CXXFLAGS's (`make asan` below).
 $(OBJ)/core/kernels/%.o $(BUILD)/obj/core/kernels/seam.o: CXXFLAGS += $(KERNEL_OPT)
 
@@ -189,8 +195,10 @@ $(TEST_BIN): $(TEST_OBJ) $(TEST_PROG_OBJ) $(LIB)
 # line: .ci/run's sanitizer pass, whose suites run mostly on one thread at the end of the
 # run, when the other passes have left the second core idle.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
-# (With emscripten, the whole suite's test of the pages' live panels needs the browser engine.)
-test: $(if $(SUITES),$(LIB) $(SUITE_PROGRAMS:%=$(BUILD)/tools/%),all browser) $(TEST_BIN)
+# (With emscripten, the whole suite's test of the pages' live panels needs the browser engine,
+# and the reference tier's 10.4, whose losses the training page must reproduce.)
+REF_SEQ2SEQ := $(if $(shell command -v em++ 2>/dev/null),build-ref/chapters/bahdanau_attention)
+test: $(if $(SUITES),$(LIB) $(SUITE_PROGRAMS:%=$(BUILD)/tools/%),all browser $(REF_SEQ2SEQ)) $(TEST_BIN)
 	@echo "[make] running $(TEST_BIN)$(if $(TIER_FILTER), $(TIER_FILTER))$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
 	@run() { log=$$1; shift; \
 	  D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TIER_FILTER) $(TEST_ARGS) \
@@ -348,13 +356,18 @@ BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*
                   tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp
 BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp tools/d2l/train/loss_curve.cpp,$(BROWSER_SRC))
 BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
-# -fexceptions: the engine's errors are exceptions, which emscripten otherwise turns into aborts.
+# -fwasm-exceptions: the engine's errors are exceptions, which emscripten otherwise turns into
+# aborts; WebAssembly's own (not -fexceptions' JavaScript trampolines around every call that
+# may throw, which made training in the page several times slower).
 # stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.
-EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fexceptions \
+EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fwasm-exceptions \
                 -DD2L_FAST=0 -DD2L_REFERENCE_ONLY=1
-EMLINK       := -O2 -fexceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
+# 10.4's training in the page (tools/browser/training.cpp, run in a Web Worker).
+BROWSER_TRAINING := _d2l_train_start,_d2l_train_epoch,_d2l_train_translate
+EMLINK       := -O2 -fwasm-exceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
                 -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS \
-                -sEXPORTED_FUNCTIONS=_d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli
+                -sEXPORTED_FUNCTIONS=_d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli,$(BROWSER_TRAINING)
+EMLINK       += -Wl,-u,d2l_train_start  # training.o sits in the archive: link it
 # emscripten's JS optimiser runs on Node.js and needs Debian's acorn when Node is not Debian's.
 EMENV        := NODE_PATH=$${NODE_PATH:-/usr/share/nodejs}
 $(BROWSER)/include/stb:
@@ -368,6 +381,12 @@ $(BROWSER_JS): $(BROWSER_OBJ)
 	$(Q)rm -f $(BROWSER)/libd2l.a && $(EMENV) emar rcs $(BROWSER)/libd2l.a $(filter-out %/tools/browser/api.o,$^)
 	$(Q)$(EMENV) $(EMXX) $(EMLINK) $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/libd2l.a -o $@
 	@echo "[make] $@: $$(stat -c %s $@) bytes"
+ifneq ($(REF_SEQ2SEQ),)
+ifneq ($(BUILD),build-ref)
+$(REF_SEQ2SEQ): FORCE
+	@$(MAKE) --no-print-directory FAST=0 $@
+endif
+endif
 browser: $(if $(HAVE_EMXX),$(BROWSER_JS))
 	$(if $(HAVE_EMXX),,@echo "[make] no $(EMXX) (emscripten): the pages get no live panels (bash tools/scripts/install_deps.sh --browser installs it)")
 -include $(wildcard $(BROWSER)/obj/*.d $(BROWSER)/obj/*/*.d $(BROWSER)/obj/*/*/*.d $(BROWSER)/obj/*/*/*/*.d)

@@ -5,10 +5,10 @@ Chromium, opened from file:// with their state in the URL fragment, as a reader'
     python3 tests/browser_check.py BOOK_DIR SCREENSHOT_DIR PAGE#FRAGMENT=SELECTOR ...
 
 For each argument: opens BOOK_DIR/PAGE#FRAGMENT (after about:blank, so the page loads again),
-waits until the page's live panel has finished (data-state "done" or "error", at most 60 s),
-and prints one line of JSON: {"check": argument, "state", "text": the text of SELECTOR, "error":
-the panel's error text, "time": its timing text, "console": the page's console errors}. A
-screenshot of the panel goes to SCREENSHOT_DIR/<n>.png. Exit status 0 when every page
+waits until the live panel holding SELECTOR (else the page's first) has finished (data-state
+"done" or "error", at most 60 s), and prints one line of JSON: {"check": argument, "state",
+"text": the text of SELECTOR, "error": the panel's error text, "time": its timing text,
+"console": the page's console errors}. A screenshot of the panel goes to SCREENSHOT_DIR/<n>.png. Exit status 0 when every page
 answered (the caller compares the texts), 1 otherwise, 77 when Chromium is not installed.
 """
 import base64
@@ -23,7 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from book_check import Chromium  # noqa: E402
 
 PROBE = """(() => {
-  const p = document.querySelector('section.live[data-panel]');
+  const own = document.querySelector(%s);  // the panel holding SELECTOR, else the page's first
+  const p = (own && own.closest('section.live')) || document.querySelector('section.live[data-panel]');
   if (!p || !p.dataset.state) return JSON.stringify({state: p ? '' : 'no panel'});
   const t = (s) => { const e = p.querySelector(s) || document.querySelector(s); return e ? e.textContent : null; };
   const r = p.getBoundingClientRect();
@@ -64,7 +65,7 @@ def main():
             browser.wait_event("Page.loadEventFired", timeout=60)
             deadline, probe = time.time() + 60, {}
             while time.time() < deadline:
-                res = browser.send("Runtime.evaluate", {"expression": PROBE % json.dumps(selector),
+                res = browser.send("Runtime.evaluate", {"expression": PROBE % (json.dumps(selector), json.dumps(selector)),
                                                         "returnByValue": True}, session=session)
                 probe = json.loads(res["result"]["value"])
                 if probe.get("state") in ("done", "error", "no panel"):

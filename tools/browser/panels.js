@@ -282,6 +282,7 @@
       for (const p of panels) p.querySelector(".live-error").textContent = "the engine did not start: " + e;
     });
   }
+  window.D2LPanels = { heatmap, plot };  // for the training panel (training.js)
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

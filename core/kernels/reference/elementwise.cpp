@@ -19,7 +19,7 @@ float unary_value(Unary f, float x, float s) {
     case Unary::log: return std::log(x);
     case Unary::pow: return std::pow(x, s);
     case Unary::sqrt: return std::sqrt(x);
-    case Unary::tanh: return std::tanh(x);
+    case Unary::tanh: return tanh_float(x);
     case Unary::sigmoid: return 1.0f / (1.0f + std::exp(-x));  // e^{-x} = inf for x < -88: gives 0
     // NaN stays NaN (PyTorch's relu): `x > 0 ? x : 0` turned a poisoned value into a clean 0.
     case Unary::relu: return x > 0 || std::isnan(x) ? x : 0.0f;
