@@ -357,10 +357,13 @@ BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*
 BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp tools/d2l/train/loss_curve.cpp,$(BROWSER_SRC))
 BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
 # -fwasm-exceptions: the engine's errors are exceptions, which emscripten otherwise turns into
-# aborts; WebAssembly's own (not -fexceptions' JavaScript trampolines around every call that
-# may throw, which made training in the page several times slower).
+# aborts; WebAssembly's own, not -fexceptions' JavaScript trampolines around every call that
+# may throw (the script is 22% smaller).
+# -msimd128: the compiler may use WebAssembly's 128-bit vectors where a loop's elements are
+# independent (the reference GEMM's rows, element-wise ops): each lane rounds as the scalar
+# code does, so the results are the same, and training in the page about 1.5 times faster.
 # stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.
-EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fwasm-exceptions \
+EMFLAGS      := -O2 -msimd128 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fwasm-exceptions \
                 -DD2L_FAST=0 -DD2L_REFERENCE_ONLY=1
 # 10.4's training in the page (tools/browser/training.cpp, run in a Web Worker).
 BROWSER_TRAINING := _d2l_train_start,_d2l_train_epoch,_d2l_train_translate
