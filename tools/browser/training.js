@@ -33,8 +33,10 @@
       lossBox.textContent = "";
       if (!epochs.length) return;
       const x = epochs.map((e) => e.epoch), y = epochs.map((e) => e.loss);
+      // Round axis ends, so that the four tick steps are round numbers.
+      const last = Math.max(planned(), x[x.length - 1]), step = last > 20 ? 20 : 4;
       lossBox.appendChild(D2LPanels.plot([{ x, y, style: epochs.length > 1 ? "-" : "o" }],
-        { xlabel: "epoch", ylabel: "loss", xlim: [0, Math.max(planned(), x[x.length - 1])], ylim: [0, Math.max(...y) * 1.05] }));
+        { xlabel: "epoch", ylabel: "loss", xlim: [0, Math.ceil(last / step) * step], ylim: [0, Math.ceil(Math.max(...y) * 10) / 10] }));
     }
     function showFrame(i) {
       const f = frames[i];
