@@ -141,6 +141,12 @@ $(BUILD)/obj/core/kernels/seam.o: core/kernels/seam.cpp
 # Adam's update takes a square root per element: without errno to set (no caller reads it),
 # GCC turns std::sqrt into one vector instruction, with the same correctly rounded result.
 $(OBJ)/core/kernels/fast/optim.o: CXXFLAGS += -fno-math-errno
+# The engine's scalar code rounds every product and sum as written, without the fused
+# multiply-adds GCC would choose under -march=native: so does the WebAssembly build of the
+# companion pages, which then trains loss for loss as the reference tier does. The fast
+# kernels keep them.
+CXXFLAGS += -ffp-contract=off
+$(OBJ)/core/kernels/fast/%.o: CXXFLAGS += -ffp-contract=fast
 # KERNEL_OPT: the kernels' own optimisation, after CXXFLAGS's (`make asan` below).
 $(OBJ)/core/kernels/%.o $(BUILD)/obj/core/kernels/seam.o: CXXFLAGS += $(KERNEL_OPT)
 
@@ -192,8 +198,10 @@ $(TEST_BIN): $(TEST_OBJ) $(TEST_PROG_OBJ) $(LIB)
 # line: .ci/run's sanitizer pass, whose suites run mostly on one thread at the end of the
 # run, when the other passes have left the second core idle.
 TEST_SHOWN := ^[^(]+\([0-9]+\): (error|fatal error|last checkpoint)|is skipped because precondition failed|^[0-9]+ passed, [0-9]+ failed
-# (With emscripten, the whole suite's test of the pages' live panels needs the browser engine.)
-test: $(if $(SUITES),$(LIB) $(SUITE_PROGRAMS:%=$(BUILD)/tools/%),all browser) $(TEST_BIN)
+# (With emscripten, the whole suite's test of the pages' live panels needs the browser engine,
+# and the reference tier's 10.4, whose losses the training page must reproduce.)
+REF_SEQ2SEQ := $(if $(shell command -v em++ 2>/dev/null),build-ref/chapters/bahdanau_attention)
+test: $(if $(SUITES),$(LIB) $(SUITE_PROGRAMS:%=$(BUILD)/tools/%),all browser $(REF_SEQ2SEQ)) $(TEST_BIN)
 	@echo "[make] running $(TEST_BIN)$(if $(TIER_FILTER), $(TIER_FILTER))$(if $(TEST_ARGS), $(TEST_ARGS)) (log: $(TEST_LOG))"
 	@run() { log=$$1; shift; \
 	  D2L_BUILD=$(BUILD) $(TEST_BIN) --log_level=test_suite --report_level=no --color_output=no $(TIER_FILTER) $(TEST_ARGS) \
@@ -360,17 +368,25 @@ BROWSER_SRC  += chapters/nadaraya_watson.cpp $(wildcard tools/d2l/cli/*.cpp)
 $(BROWSER)/obj/chapters/nadaraya_watson.o: EMFLAGS += -Dmain=d2l_nadaraya_watson_main
 BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
 # The entry points, linked whole (an archive member nothing else calls would be dropped).
-BROWSER_API  := $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/obj/tools/browser/backward.o
-# -fexceptions: the engine's errors are exceptions, which emscripten otherwise turns into aborts.
+BROWSER_API  := $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/obj/tools/browser/backward.o \
+                $(BROWSER)/obj/tools/browser/training.o
+# -fwasm-exceptions: the engine's errors are exceptions, which emscripten otherwise turns into
+# aborts; WebAssembly's own, not -fexceptions' JavaScript trampolines around every call that
+# may throw (the script is 22% smaller).
+# -msimd128: the compiler may use WebAssembly's 128-bit vectors where a loop's elements are
+# independent (the reference GEMM's rows, element-wise ops): each lane rounds as the scalar
+# code does, so the results are the same, and training in the page about 1.5 times faster.
 # stb's headers (Debian's libstb-dev) through a folder of their own: /usr/include is the host's.
-EMFLAGS      := -O2 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fexceptions \
+EMFLAGS      := -O2 -msimd128 -std=c++17 -Wall -Wextra -Wno-unknown-pragmas -MMD -MP -I. -isystem $(BROWSER)/include -fwasm-exceptions \
                 -DD2L_FAST=0 -DD2L_REFERENCE_ONLY=1
-# The entry points (tools/browser/api.cpp), and malloc/free: the page copies its strings into
-# the heap itself (ccall would copy them onto the small stack).
+# The entry points (tools/browser/api.cpp, backward.cpp, and training.cpp: 10.4's training in
+# the page, run in a Web Worker), and malloc/free: the page copies its strings into the heap
+# itself (ccall would copy them onto the small stack).
 BROWSER_EXPORTS := _d2l_load,_d2l_translate,_d2l_masked_softmax,_d2l_scoring,_d2l_positional_encoding,_d2l_nadaraya_watson,_d2l_nli
 BROWSER_EXPORTS := $(BROWSER_EXPORTS),_d2l_backward,_d2l_backward_gradcheck
+BROWSER_EXPORTS := $(BROWSER_EXPORTS),_d2l_train_start,_d2l_train_epoch,_d2l_train_translate
 BROWSER_EXPORTS := $(BROWSER_EXPORTS),_d2l_limits,_d2l_vocab,_malloc,_free
-EMLINK       := -O2 -fexceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
+EMLINK       := -O2 -fwasm-exceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=D2LEngine -sALLOW_MEMORY_GROWTH=1 \
                 -sENVIRONMENT=web -sEXPORTED_RUNTIME_METHODS=ccall,FS,stringToUTF8,lengthBytesUTF8 \
                 -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS)
 # emscripten's JS optimiser runs on Node.js and needs Debian's acorn when Node is not Debian's.
@@ -386,6 +402,12 @@ $(BROWSER_JS): $(BROWSER_OBJ)
 	$(Q)rm -f $(BROWSER)/libd2l.a && $(EMENV) emar rcs $(BROWSER)/libd2l.a $(filter-out $(BROWSER_API),$^)
 	$(Q)$(EMENV) $(EMXX) $(EMLINK) $(BROWSER_API) $(BROWSER)/libd2l.a -o $@
 	@echo "[make] $@: $$(stat -c %s $@) bytes"
+ifneq ($(REF_SEQ2SEQ),)
+ifneq ($(BUILD),build-ref)
+$(REF_SEQ2SEQ): FORCE
+	@$(MAKE) --no-print-directory FAST=0 $@
+endif
+endif
 browser: $(if $(HAVE_EMXX),$(BROWSER_JS))
 	$(if $(HAVE_EMXX),,@echo "[make] no $(EMXX) (emscripten): the pages get no live panels (bash tools/scripts/install_deps.sh --browser installs it)")
 -include $(wildcard $(BROWSER)/obj/*.d $(BROWSER)/obj/*/*.d $(BROWSER)/obj/*/*/*.d $(BROWSER)/obj/*/*/*/*.d)

@@ -7,7 +7,8 @@ Chromium, opened from file:// with their state in the URL fragment, as a reader'
 A CHECK is one of
     PAGE#FRAGMENT=SELECTOR
         opens BOOK_DIR/PAGE#FRAGMENT (after about:blank, so the page loads again) and waits until
-        the page's live panel has finished (data-state "done" or "error", at most 60 s);
+        the live panel holding SELECTOR (else the page's first) has finished (data-state "done"
+        or "error", at most 60 s);
     PAGE#FRAGMENT=SELECTOR THEN FIELDS=SELECTOR2
         the same, then fills the form's fields (FIELDS: name=value&..., URL-encoded), submits
         it as a reader does, and waits again: the engine must still answer after the first;
@@ -43,7 +44,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from book_check import Chromium  # noqa: E402
 
 PROBE = """(() => {
-  const p = document.querySelector('section.live[data-panel]');
+  const own = document.querySelector(%s);  // the panel holding SELECTOR, else the page's first
+  const p = (own && own.closest('section.live')) || document.querySelector('section.live[data-panel]');
   if (!p || !p.dataset.state) return JSON.stringify({state: p ? '' : 'no panel'});
   const t = (s) => { const e = p.querySelector(s) || document.querySelector(s); return e ? e.textContent : null; };
   const r = p.getBoundingClientRect();
@@ -141,7 +143,7 @@ def main():
         def wait_panel(selector, states=("done", "error", "no panel"), timeout=60):
             deadline, probe = time.time() + timeout, {}
             while time.time() < deadline:
-                probe_js = BACKWARD_PROBE if selector == "@backward" else PROBE % json.dumps(selector)
+                probe_js = BACKWARD_PROBE if selector == "@backward" else PROBE % (json.dumps(selector), json.dumps(selector))
                 probe = json.loads(evaluate(probe_js))
                 if probe.get("state") in states:
                     break

@@ -401,4 +401,57 @@ BOOST_AUTO_TEST_CASE(backward_view_shows_the_native_engines_gradients, *utf::pre
   BOOST_TEST(k == cases.size());
 }
 
+// 10.4's page trains the section's model in a Web Worker (tools/browser/training.js); with
+// #train=3 it trains three epochs on load and lists their losses. They must be the reference
+// tier's (the page's engine runs the reference kernels), as its program prints them with
+// D2L_EPOCH_LOSS=1 on one thread, same corpus and seed, to all 17 digits.
+const std::string kReference = "build-ref/chapters/bahdanau_attention";
+
+tt::assertion_result engine_chromium_and_reference(utf::test_unit_id id) {
+  tt::assertion_result r = engine_and_chromium(id);
+  if (r && !fs::exists(kReference)) {
+    r = tt::assertion_result(false);
+    r.message() << "no " << kReference << " (the reference tier's program: make FAST=0 " << kReference << ")";
+  }
+  return r;
+}
+
+BOOST_AUTO_TEST_CASE(training_page_losses_are_the_reference_tiers, *utf::precondition(engine_chromium_and_reference)) {
+  TempDir dir("browser-training");
+  const std::string runs = dir("runs"), book = dir("book");
+  fs::create_directories(runs);
+  const std::string corpus = fs::absolute("chapters/data/fra-eng-small.txt").string();
+  // The run the page shows (its weights for the translate panel too), on one thread.
+  const int rc = run_command("D2L_EPOCH_LOSS=1 D2L_BOOK_TRACE=" + runs + "/bahdanau_attention.trace " + kReference +
+                                 " --threads 1 --epochs 3 --data " + corpus + " --save " + runs +
+                                 "/bahdanau_attention.safetensors --out " + dir("out"),
+                             runs + "/bahdanau_attention.log", runs + "/bahdanau_attention.err");
+  BOOST_REQUIRE_MESSAGE(rc == 0, kReference << " exited with " << rc << ": " << read_file(runs + "/bahdanau_attention.err"));
+  std::string native;  // "1 0.447...\n2 ...": the page's format
+  const std::string log = read_file(runs + "/bahdanau_attention.log");
+  const std::regex line(R"(^\[epoch\] ([0-9]+) loss (\S+)$)");
+  std::smatch m;
+  for (size_t a = 0, b; a < log.size(); a = b + 1) {
+    b = log.find('\n', a);
+    if (b == std::string::npos) b = log.size();
+    const std::string l = log.substr(a, b - a);
+    if (std::regex_match(l, m, line)) native += m[1].str() + " " + m[2].str() + "\n";
+  }
+  BOOST_REQUIRE_MESSAGE(std::count(native.begin(), native.end(), '\n') == 3, "the run printed no 3 epoch losses: " << log);
+  d2l_test::write_book(runs, book, " --engine " + kEngine, dir);
+
+  const std::string cmd = "python3 tests/browser_check.py " + book + " " + build_dir() +
+                          "/browser-screens-training 'bahdanau_attention.html#train=3=#live-train-losses'";
+  const int check_rc = run_command(cmd, dir("check.out"), dir("check.err"));
+  const std::string out = read_file(dir("check.out"));
+  BOOST_REQUIRE_MESSAGE(check_rc == 0, "browser_check.py exited with " << check_rc << ": " << out << read_file(dir("check.err")));
+  const d2l::JsonValue v = d2l::parse_json(out.substr(0, out.find('\n')));
+  std::map<std::string, std::string> got;
+  for (const auto& [key, value] : v.members)
+    if (value.kind == d2l::JsonValue::Kind::string) got[key] = value.text;
+  BOOST_TEST(got["state"] == "done", out);
+  BOOST_TEST(got["text"] == native);
+  BOOST_TEST(out.find("\"console\": []") != std::string::npos, "console errors: " << out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

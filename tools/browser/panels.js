@@ -507,6 +507,7 @@
     engine: () => ready,
     svg: el,  // el(tag, attrs, parent, text): one SVG element, for the backward view's graph
   };
+  window.D2LPanels = { heatmap, plot };  // for the training panel (training.js)
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

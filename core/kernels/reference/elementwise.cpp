@@ -19,7 +19,7 @@ float unary_value(Unary f, float x, float s) {
     case Unary::log: return std::log(x);
     case Unary::pow: return std::pow(x, s);
     case Unary::sqrt: return std::sqrt(x);
-    case Unary::tanh: return std::tanh(x);
+    case Unary::tanh: return tanh_float(x);
     case Unary::sigmoid: return 1.0f / (1.0f + std::exp(-x));  // e^{-x} = inf for x < -88: gives 0
     // NaN stays NaN (PyTorch's relu): `x > 0 ? x : 0` turned a poisoned value into a clean 0.
     case Unary::relu: return x > 0 || std::isnan(x) ? x : 0.0f;
@@ -42,7 +42,7 @@ float unary_derivative(Unary f, float x, float y, float s) {
     case Unary::log: return 1.0f / x;
     case Unary::pow: return s * std::pow(x, s - 1.0f);
     case Unary::sqrt: return 0.5f / y;
-    case Unary::tanh: return 1.0f - y * y;
+    case Unary::tanh: return (1.0f - y) * (1.0f + y);  // 1 − y², without 1 − y·y's cancellation near |y| = 1
     case Unary::sigmoid: return y * (1.0f - y);
     case Unary::relu: return y > 0 ? 1.0f : 0.0f;  // 0 at x = 0, as PyTorch; y > 0 exactly when x > 0
     case Unary::sin: return std::cos(x);

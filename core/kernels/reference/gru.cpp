@@ -29,7 +29,7 @@ void gru_forward(float* H, float* gates, float* cand, const float* gi, const flo
       }
       for (int64_t j = 0; j < D; ++j) {
         const float r = sigmoid(x[j] + g[j]), z = sigmoid(x[D + j] + g[D + j]);
-        n[j] = std::tanh(x[2 * D + j] + r * g[2 * D + j]);
+        n[j] = tanh_float(x[2 * D + j] + r * g[2 * D + j]);
         h[j] = (1.0f - z) * n[j] + z * hp[j];
         g[j] = r;
         g[D + j] = z;

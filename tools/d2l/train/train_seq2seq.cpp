@@ -20,6 +20,7 @@
 #include "tools/d2l/figures/npy.h"
 #include "tools/d2l/train/checkpoint.h"
 #include "tools/d2l/train/ids_tensor.h"
+#include "tools/d2l/train/seq2seq_training.h"
 
 namespace d2l {
 namespace {
@@ -32,23 +33,6 @@ bool ends_with(const std::string& s, const std::string& tail) {
 std::string leaf_name(const std::string& name) {
   const size_t dot = name.rfind('.');
   return dot == std::string::npos ? name : name.substr(dot + 1);
-}
-
-// Training without teacher forcing (9.7 ex. 4): from <bos>, each step's input is the
-// previous step's most likely token, so the decoder runs one step per call, as in
-// prediction. bos (batch_size, 1) -> Y_hat (batch_size, num_steps, vocab_size).
-Tensor decode_own_predictions(EncoderDecoder& net, const Tensor& X, const Tensor& X_valid_len, const Tensor& bos,
-                              int64_t num_steps) {
-  DecoderState state = net.decoder.init_state(net.encoder(X, X_valid_len), X_valid_len);
-  Tensor dec_X = bos;
-  std::vector<Tensor> steps;
-  for (int64_t t = 0; t < num_steps; ++t) {
-    auto [Y, next] = net.decoder(dec_X, state);  // (batch_size, 1, vocab_size)
-    state = std::move(next);
-    steps.push_back(Y);
-    dec_X = argmax(Y, 2);  // (batch_size, 1); argmax passes no gradient
-  }
-  return concat(steps, 1);
 }
 
 // Teacher forcing one step per decoder call, as in prediction: dec_input (batch_size,
@@ -112,9 +96,8 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
   check(device == "cpu", "train_seq2seq", "only device 'cpu' exists in this engine, got '", device, "'");
   const bool resuming = options.checkpoint && !options.checkpoint->resume_path().empty();
   if (!resuming) xavier_init_weights(net);  // a resumed run takes its weights from the file
-  const std::vector<Tensor> params = net.parameters();
-  Adam optimizer(params, lr);
-  const MaskedSoftmaxCELoss loss;
+  Seq2SeqTraining training(net, data, lr, tgt_vocab, options.loss_mask, options.teacher_forcing);
+  Adam& optimizer = training.optimizer();
   net.train();
   // The book's Animator(xlabel='epoch', ylabel='loss', xlim=[10, num_epochs]).
   std::optional<Animator> animator;
@@ -127,7 +110,7 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
   }
   const int64_t first_epoch =
       options.checkpoint ? options.checkpoint->resume(net, optimizer, num_epochs, animator ? &*animator : nullptr) : 0;
-  const int64_t bos_id = tgt_vocab["<bos>"];
+  training.set_epoch(first_epoch);
   TrainSeq2SeqResult result;
   result.first_epoch = first_epoch + 1;
   if (animator && !animator->series().empty()) {  // the points drawn before a resume (as floats)
@@ -135,38 +118,9 @@ TrainSeq2SeqResult train_seq2seq(EncoderDecoder& net, const NmtData& data, float
     for (size_t k = 0; k < drawn.x.size(); ++k) result.curve.emplace_back(std::lround(drawn.x[k]), drawn.y[k]);
   }
   for (int64_t epoch = first_epoch; epoch < num_epochs; ++epoch) {
-    const auto start = std::chrono::steady_clock::now();  // the book's per-epoch d2l.Timer()
-    double loss_sum = 0, num_tokens = 0;                   // the book's Accumulator(2)
-    for (const NmtBatch& batch : data.epoch_batches()) {
-      optimizer.zero_grad();
-      const int64_t B = batch.batch_size, T = batch.num_steps;
-      const Tensor X = ids_tensor(batch.X, {B, T}), Y = ids_tensor(batch.Y, {B, T});
-      const Tensor X_valid_len = ids_tensor(batch.X_valid_len, {B});
-      const Tensor Y_valid_len = ids_tensor(batch.Y_valid_len, {B});
-      const Tensor bos = reshape(full({B}, static_cast<float>(bos_id)), {-1, 1});
-      Tensor Y_hat;
-      if (options.teacher_forcing) {
-        // Teacher forcing: the decoder reads <bos>, then the target without its last token.
-        const Tensor dec_input = concat({bos, slice(Y, 1, 0, T - 1)}, 1);
-        Y_hat = net(X, dec_input, X_valid_len).first;
-      } else {
-        Y_hat = decode_own_predictions(net, X, X_valid_len, bos, T);
-      }
-      // Without the mask every position counts: valid_len = num_steps for each sequence.
-      const Tensor l = loss(Y_hat, Y, options.loss_mask ? Y_valid_len : full({B}, static_cast<float>(T)));
-      sum(l).backward();  // the book: l.sum().backward()
-      clip_grad_norm(params, 1.0f);  // d2l.grad_clipping(net, 1)
-      optimizer.step();
-      for (int64_t b = 0; b < B; ++b) {
-        loss_sum += l.data()[b];
-        num_tokens += static_cast<double>(batch.Y_valid_len[b]);
-      }
-    }
-    // The book stops its timer at the final print, so its last epoch also times the
-    // Animator's redraw; we time the training alone, as our PyTorch script does.
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.loss = loss_sum / num_tokens;
-    result.tokens_per_sec = num_tokens / seconds;
+    const Seq2SeqEpoch trained = training.train_epoch();  // seq2seq_training.h
+    result.loss = trained.loss;
+    result.tokens_per_sec = trained.num_tokens / trained.seconds;
     result.epoch_loss.push_back(result.loss);
     result.epoch_tokens_per_sec.push_back(result.tokens_per_sec);
     if ((epoch + 1) % 10 == 0) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/io/files.h"
+#include "core/io/json.h"
 #include "tools/programs/book/html.h"
 
 namespace fs = std::filesystem;
@@ -54,6 +55,20 @@ struct BackwardView {
 const std::map<std::string, BackwardView> kBackward = {
     {"attention_scoring_functions", {"dot", "10.3 DotProductAttention with masked_softmax", ""}},
     {"multihead_attention", {"mha", "10.5 MultiHeadAttention", " --layer mha"}}};
+
+// 10.4's page also trains the section's model in the page (panels/training.html, training.js):
+// its data, the bundled corpus, goes beside the pages as a script, as the weights do.
+std::string training_panel(const std::string& name, const fs::path& root, const fs::path& out) {
+  const fs::path panel = root / "tools/browser/panels/training.html";
+  if (name != "bahdanau_attention" || !fs::exists(panel)) return "";
+  write_file_atomically((out / "d2l_data_fra_eng_small.js").string(),
+                        "(window.D2L_DATA = window.D2L_DATA || {})[\"fra-eng-small.txt\"] = " +
+                            json_quote(read_bytes(root / "chapters/data/fra-eng-small.txt")) + ";\n",
+                        "book");
+  return "<link rel=\"stylesheet\" href=\"training.css\"/>\n" + read_bytes(panel) +
+         "<script src=\"d2l_data_fra_eng_small.js\"></script>\n<script src=\"training_worker.js\"></script>\n"
+         "<script src=\"training.js\"></script>\n";
+}
 
 std::string replace_once(std::string text, const std::string& what, const std::string& with) {
   const size_t at = text.find(what);
@@ -104,7 +119,8 @@ std::string LivePanels::section(const std::string& name) {
   used_ = true;
   return "<link rel=\"stylesheet\" href=\"panels.css\"/>\n" + html + scripts +
          "<script src=\"d2l_engine.js\"></script>\n<script src=\"panels.js\"></script>\n" +
-         (backward != kBackward.end() ? "<script src=\"backward.js\"></script>\n" : "");
+         (backward != kBackward.end() ? "<script src=\"backward.js\"></script>\n" : "") +
+         training_panel(name, opt_.root, opt_.out);
 }
 
 std::vector<std::string> LivePanels::sources(const std::string& name) const {
@@ -123,7 +139,8 @@ void LivePanels::finish() const {
   // Read as a bounded plain file (a device or directory named by --engine is refused).
   write_file_atomically((out / "d2l_engine.js").string(),
                         read_input_file(opt_.engine, "book --engine", uint64_t{256} << 20), "book");
-  for (const char* f : {"panels.js", "panels.css", "backward.js", "backward.css"})
+  for (const char* f : {"panels.js", "panels.css", "backward.js", "backward.css", "training.js", "training_worker.js",
+                        "training.css"})
     write_file_atomically((out / f).string(), read_bytes(browser / f), "book");
 }
 

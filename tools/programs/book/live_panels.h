@@ -5,7 +5,9 @@
 // `make browser`), tools/browser/panels.js and panels.css, and the weights the run saved
 // (<runs>/<model>.safetensors) as d2l_weights_<model>.js, a script (pages opened from file://
 // may load scripts but not read files). Without the engine or the weights the section gets a
-// note saying what is missing, and the page reads as it does without JavaScript.
+// note saying what is missing, and the page reads as it does without JavaScript. 10.4's page
+// also gets the training panel (panels/training.html), its scripts and the bundled corpus as
+// d2l_data_fra_eng_small.js.
 #pragma once
 #include <string>
 #include <vector>
