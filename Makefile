@@ -132,11 +132,15 @@ define compile
 	$(call say,CXX,$<)
 	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
 endef
-$(OBJ)/%.o: %.cpp
+# Every object depends on the flags the tree compiles with (one such as -ffp-contract changes
+# the numbers): OBJ/compile.flags is rewritten only when the compiler or CXXFLAGS change.
+$(OBJ)/compile.flags: FORCE
+	@$(shell mkdir -p $(dir $@))$(file >$@.new,$(CXX) $(CXXFLAGS))cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+$(OBJ)/%.o: %.cpp $(OBJ)/compile.flags
 	$(compile)
 # The compiled-in repository path (D2L_SOURCE_ROOT, above) comes from this file.
 $(OBJ)/tools/d2l/data/data_root.o: Makefile
-$(BUILD)/obj/core/kernels/seam.o: core/kernels/seam.cpp
+$(BUILD)/obj/core/kernels/seam.o: core/kernels/seam.cpp $(OBJ)/compile.flags
 	$(compile)
 # Adam's update takes a square root per element: without errno to set (no caller reads it),
 # GCC turns std::sqrt into one vector instruction, with the same correctly rounded result.
@@ -393,7 +397,9 @@ EMLINK       := -O2 -fwasm-exceptions -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NA
 EMENV        := NODE_PATH=$${NODE_PATH:-/usr/share/nodejs}
 $(BROWSER)/include/stb:
 	@mkdir -p $(dir $@) && ln -sfn /usr/include/stb $@
-$(BROWSER)/obj/%.o: %.cpp | $(BROWSER)/include/stb
+$(BROWSER)/compile.flags: FORCE
+	@$(shell mkdir -p $(dir $@))$(file >$@.new,$(EMXX) $(EMFLAGS))cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+$(BROWSER)/obj/%.o: %.cpp $(BROWSER)/compile.flags | $(BROWSER)/include/stb
 	@mkdir -p $(dir $@)
 	$(call say,EMXX,$<)
 	$(Q)$(EMENV) $(EMXX) $(EMFLAGS) -c $< -o $@
