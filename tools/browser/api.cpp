@@ -243,18 +243,19 @@ std::string translate(const std::string& name, const std::string& sentence) {
   std::vector<Tensor> step_scores;  // per step: (rows, num_steps), a row per (layer, head)
   std::vector<std::vector<std::pair<int64_t, float>>> step_top;
   // The scores are masked_softmax's input, taken from outside the layers while the decoder
-  // runs (core/debug/op_inputs.h). Bahdanau: one call per step, (1, 1, num_steps). Each
-  // 10.7 DecoderBlock calls it twice, self-attention first, then the encoder–decoder
-  // attention (DecoderBlock::forward), whose (num_heads, 1, num_steps) the panel shows.
+  // runs (core/debug/op_inputs.h): one call per step for Bahdanau, (1, 1, num_steps); one per
+  // 10.7 DecoderBlock, its encoder–decoder attention's (num_heads, 1, num_steps). The blocks'
+  // self-attention gets no valid_lens in prediction (its cache holds only the past), and
+  // masked_softmax without valid_lens runs as a plain softmax op.
   OpInputRecorder scores("masked_softmax", bahdanau ? "10.4 Seq2SeqAttentionDecoder" : "10.7 DecoderBlock");
+  const size_t calls_per_step =
+      bahdanau ? 1 : static_cast<size_t>(static_cast<const TransformerDecoder&>(*m.parts[1]).num_layers);
   auto on_step = [&](const Tensor& Y) {
     step_top.push_back(top_k(softmax(reshape(Y, {-1})).to_vector(), 5));
-    const std::vector<Tensor> calls = scores.take();
-    const size_t per_block = bahdanau ? 1 : 2;
-    check(!calls.empty() && calls.size() % per_block == 0, "d2l_translate", "the decoder step ran masked_softmax ",
-          calls.size(), " times, not ", per_block, " per attention layer");
-    std::vector<Tensor> rows;
-    for (size_t i = per_block - 1; i < calls.size(); i += per_block) rows.push_back(reshape(calls[i], {-1, m.num_steps}));
+    std::vector<Tensor> rows = scores.take();
+    check(rows.size() == calls_per_step, "d2l_translate", "the decoder step ran masked_softmax ", rows.size(),
+          " times, not ", calls_per_step);
+    for (Tensor& r : rows) r = reshape(r, {-1, m.num_steps});
     step_scores.push_back(concat(rows, 0));
   };
   auto [translation, steps] = predict_seq2seq_steps(*m.net, sentence, m.src, m.tgt, m.num_steps, "cpu", true, on_step);
