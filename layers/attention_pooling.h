@@ -36,11 +36,6 @@ class AttentionPooling : public Module {
   virtual const char* section_name() const = 0;  // Layer<L, AttentionPooling> supplies it
 
   Tensor attention_weights;  // the last forward's: (batch_size, no. of queries, no. of kv pairs)
-  // With keep_scores (off by default: it scores twice), the last forward's scores a(q, k)
-  // before masked_softmax (same shape) for a pooling that scores (ScoredAttention), as the live
-  // panels show them; undefined otherwise.
-  bool keep_scores = false;
-  Tensor scores;
 };
 
 }  // namespace d2l

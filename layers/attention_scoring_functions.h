@@ -28,7 +28,6 @@ class ScoredAttention : public Layer<L, AttentionPooling> {
     check_attention_args(std::strchr(L::section, ' ') + 1, queries, keys, values, valid_lens);
     L& layer = static_cast<L&>(*this);
     this->attention_weights = masked_softmax(layer.score(queries, keys), valid_lens);
-    if (this->keep_scores) this->scores = layer.score(queries, keys);  // the same again, kept for a view
     // (batch_size, no. of queries, no. of kv pairs) x values -> (batch_size, no. of queries, value_size)
     return bmm(layer.dropout(this->attention_weights), values);
   }

@@ -1,7 +1,8 @@
 // tests/test_core_debug.cpp — suite core_debug: the views of core/debug/debug.h on tiny graphs whose
 // numbers are worked out by hand in the comments: the backward trace, parameter names,
 // to_dot's names, layer boxes and freed-graph note, the profile's layer and step tables, and
-// the numerics check naming a weight.
+// the numerics check naming a weight; OpInputRecorder (core/debug/op_inputs.h) picking one
+// op's inputs out of one layer, under NoGrad, with the trace still printing.
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/debug/debug.h"
+#include "core/debug/op_inputs.h"
 #include "core/nn/module.h"
 #include "core/ops.h"
 #include "core/nn/optim.h"
@@ -309,6 +311,40 @@ BOOST_AUTO_TEST_CASE(readme_trace_walkthrough_is_the_demos_output) {
   BOOST_TEST(first8 == quoted);
   // The numbers the walk-through explains: dy/dx = w = [3, 4] (norm 5), dy/dw = x = [1, 2].
   BOOST_TEST(quoted.find("input 0 leaf (2,) norm 5, input 1 leaf (2,) norm 2.23607") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(op_input_recorder_keeps_one_ops_inputs_in_one_layer) {
+  SwitchesOff off;
+  // Three ops inside the decoder's section, two outside; only masked_softmax inside is kept:
+  // its first input, X = [[[1, 2, 3]]], as given (the mask hides key 2 from the output only).
+  const Tensor X = tensor({1.0f, 2.0f, 3.0f}, {1, 1, 3}), lens = tensor({2.0f}, {1});
+  StderrCapture capture;
+  set_trace(true);  // before the recorder: setting a switch re-points the hook
+  std::vector<Tensor> kept, later;
+  {
+    OpInputRecorder rec("masked_softmax", "10.4 Seq2SeqAttentionDecoder");
+    NoGrad no_grad;  // prediction: no graph, the hook still sees every op
+    masked_softmax(X * 10.0f, lens);  // outside the section
+    {
+      SectionScope outer("10.4 Seq2SeqAttentionDecoder");
+      SectionScope inner("10.3 AdditiveAttention");
+      softmax(X + 1.0f);          // inside, another op
+      masked_softmax(X, lens);    // kept
+    }
+    kept = rec.take();
+    later = rec.take();           // take() empties the list
+  }
+  masked_softmax(X, lens);  // the recorder is gone
+  set_trace(false);
+  BOOST_REQUIRE_EQUAL(kept.size(), 1u);
+  BOOST_TEST(kept[0].shape() == Shape({1, 1, 3}));
+  BOOST_TEST(kept[0].to_vector() == std::vector<float>({1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(later.empty());
+  // It passed every op on to the trace's hook, and put that hook back.
+  const auto lines = lines_starting(capture.text(), "[trace] masked_softmax");
+  BOOST_REQUIRE_EQUAL(lines.size(), 3u);
+  BOOST_TEST(lines[1] == "[trace] masked_softmax (1, 1, 3) (1,) -> (1, 1, 3) in 10.4 Seq2SeqAttentionDecoder > "
+                         "10.3 AdditiveAttention");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/debug/op_inputs.h"
 #include "core/io/param_file.h"
 #include "core/io/safetensors.h"
 #include "core/nn/optim.h"
@@ -218,9 +219,6 @@ std::string load(const std::string& name, const std::string& path) {
     }
     m.net = std::make_unique<EncoderDecoder>(static_cast<Encoder&>(*m.parts[0]), static_cast<Decoder&>(*m.parts[1]));
   }
-  if (name == "bahdanau_attention") static_cast<Seq2SeqAttentionDecoder&>(*m.parts[1]).attention.keep_scores = true;
-  if (name == "transformer")
-    for (DecoderBlock* blk : static_cast<TransformerDecoder&>(*m.parts[1]).blks) blk->attention2.attention->keep_scores = true;
   Module& net = m.net ? static_cast<Module&>(*m.net) : *m.parts[0];
   copy_parameters(read_safetensors_params(path, net, s), net);
   net.eval();
@@ -244,16 +242,21 @@ std::string translate(const std::string& name, const std::string& sentence) {
   const bool bahdanau = name == "bahdanau_attention";
   std::vector<Tensor> step_scores;  // per step: (rows, num_steps), a row per (layer, head)
   std::vector<std::vector<std::pair<int64_t, float>>> step_top;
+  // The scores are masked_softmax's input, taken from outside the layers while the decoder
+  // runs (core/debug/op_inputs.h): one call per step for Bahdanau, (1, 1, num_steps); one per
+  // 10.7 DecoderBlock, its encoder–decoder attention's (num_heads, 1, num_steps). The blocks'
+  // self-attention gets no valid_lens in prediction (its cache holds only the past), and
+  // masked_softmax without valid_lens runs as a plain softmax op.
+  OpInputRecorder scores("masked_softmax", bahdanau ? "10.4 Seq2SeqAttentionDecoder" : "10.7 DecoderBlock");
+  const size_t calls_per_step =
+      bahdanau ? 1 : static_cast<size_t>(static_cast<const TransformerDecoder&>(*m.parts[1]).num_layers);
   auto on_step = [&](const Tensor& Y) {
     step_top.push_back(top_k(softmax(reshape(Y, {-1})).to_vector(), 5));
-    if (bahdanau) {
-      step_scores.push_back(reshape(static_cast<Seq2SeqAttentionDecoder&>(*m.parts[1]).attention.scores, {1, -1}));
-    } else {
-      std::vector<Tensor> rows;
-      for (DecoderBlock* blk : static_cast<TransformerDecoder&>(*m.parts[1]).blks)
-        rows.push_back(reshape(blk->attention2.attention->scores, {-1, m.num_steps}));
-      step_scores.push_back(concat(rows, 0));
-    }
+    std::vector<Tensor> rows = scores.take();
+    check(rows.size() == calls_per_step, "d2l_translate", "the decoder step ran masked_softmax ", rows.size(),
+          " times, not ", calls_per_step);
+    for (Tensor& r : rows) r = reshape(r, {-1, m.num_steps});
+    step_scores.push_back(concat(rows, 0));
   };
   auto [translation, steps] = predict_seq2seq_steps(*m.net, sentence, m.src, m.tgt, m.num_steps, "cpu", true, on_step);
   const int64_t keys = std::min(read.valid, m.num_steps), T = static_cast<int64_t>(steps.size());
