@@ -2,7 +2,7 @@
 // data-panel="..."> (tools/browser/panels/<section>.html) gets its form wired to the engine
 // (d2l_engine.js, tools/browser/api.cpp) and draws its results as the figures draw theirs:
 // heatmaps in matplotlib's Reds/Blues with a colour bar, plots in its colour cycle. A panel's
-// inputs live in the URL fragment (#translate=..., #n=50&h=1, ...): opening such a link runs
+// inputs live in the URL fragment (#translate=..., #h=1&epochs=5, ...): opening such a link runs
 // the panel on load. Errors are the engine's own messages, shown beside the input.
 //
 // Robustness: the forms stay disabled, saying so, until the engine is ready (a submit before
@@ -367,25 +367,24 @@
       return "computed in " + r.ms.toFixed(1) + " ms";
     },
     nadaraya_watson(p, q, out, hover) {
-      const n = Number(q.get("n")), h = Number(q.get("h")), epochs = q.get("train") === "1" ? Number(q.get("epochs") || 5) : 0;
-      const r = call("d2l_nadaraya_watson", [n, h, epochs, 0]);
+      const h = Number(q.get("h")), epochs = Number(q.get("epochs") || 5);
+      // The section's own code, run in the page as `nadaraya_watson --seed 0 --epochs E`.
+      const r = call("d2l_nadaraya_watson", [h, epochs, 0]);
       const series = [{ x: r.x_test, y: r.y_truth, style: "-", label: "Truth" },
-                      { x: r.x_test, y: r.y_hat, style: "--", label: "Pred (h = " + h + ")", color: "#bf00bf" }];
-      if (epochs) series.push({ x: r.x_test, y: r.y_param, style: "--", label: "Trained, w = " + r.w.toFixed(3), color: "#2ca02c" });
-      series.push({ x: r.x_train, y: r.y_train, style: "o" });
-      figure(out, "Nonparametric attention pooling with bandwidth h" + (epochs ? ", and the parametric model trained in the page" : "") + ": predictions against the truth and the noisy training points.",
+                      { x: r.x_test, y: r.y_hat, style: "--", label: "Pred (h = " + h + ")", color: "#bf00bf" },
+                      { x: r.x_test, y: r.y_param, style: "--", label: "Trained, w = " + r.w.toFixed(3), color: "#2ca02c" },
+                      { x: r.x_train, y: r.y_train, style: "o" }];
+      figure(out, "Nonparametric attention pooling with bandwidth h, and the parametric model the section trained: predictions against the truth and the noisy training points.",
              plot(series, { xlabel: "x", ylabel: "y", xlim: [0, 5], ylim: [-1, 5] }));
       figure(out, "Its attention weights: each test input (row) over the training inputs (columns).", heatmap(tensorMaps(r.weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
       // The section's lines ("epoch 1, loss 22.728777"), then what each step did to w.
-      document.getElementById("live-losses").textContent = epochs ? r.losses.map((l, i) => "epoch " + (i + 1) + ", loss " + l.toFixed(6)).join("\n") : "";
-      document.getElementById("live-w").textContent = epochs ? ["w = " + r.w0.toFixed(6) + " at the start (U[0, 1), seed 0)"].concat(
-        r.grads.map((g, i) => "epoch " + (i + 1) + ": dL/dw = " + g.toFixed(6) + ", w ← w − 0.5 · dL/dw = " + r.ws[i].toFixed(6))).join("\n") : "";
-      if (epochs) {
-        figure(out, "The training loss, " + epochs + " epoch" + (epochs > 1 ? "s" : "") + " of SGD (lr 0.5).",
-               plot([{ x: r.losses.map((_, i) => i + 1), y: r.losses, style: "-" }], { xlabel: "epoch", ylabel: "loss" }));
-        figure(out, "The trained model's attention weights, its kernel's width set by the learned w = " + r.w.toFixed(3) + ".", heatmap(tensorMaps(r.param_weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
-      }
-      return (epochs ? "trained" : "computed") + " in " + r.ms.toFixed(1) + " ms";
+      document.getElementById("live-losses").textContent = r.losses.map((l, i) => "epoch " + (i + 1) + ", loss " + l.toFixed(6)).join("\n");
+      document.getElementById("live-w").textContent = ["w = " + r.w0.toFixed(6) + " at the start (U[0, 1), seed 0)"].concat(
+        r.grads.map((g, i) => "epoch " + (i + 1) + ": dL/dw = " + g.toFixed(6) + ", w ← w − 0.5 · dL/dw = " + r.ws[i].toFixed(6))).join("\n");
+      figure(out, "The training loss, " + epochs + " epoch" + (epochs > 1 ? "s" : "") + " of SGD (lr 0.5).",
+             plot([{ x: r.losses.map((_, i) => i + 1), y: r.losses, style: "-" }], { xlabel: "epoch", ylabel: "loss" }));
+      figure(out, "The trained model's attention weights, its kernel's width set by the learned w = " + r.w.toFixed(3) + ".", heatmap(tensorMaps(r.param_weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
+      return "trained in " + r.ms.toFixed(1) + " ms";
     },
     nli(p, q, out, hover) {
       const name = "natural_language_inference_attention";
@@ -463,7 +462,6 @@
       });
       const stepper = form.querySelector(".live-step-epoch");  // 10.2: one more epoch from the same start
       if (stepper) stepper.addEventListener("click", () => {
-        form.elements.train.checked = true;
         form.elements.epochs.value = Math.max(0, Number(form.elements.epochs.value) || 0) + 1;
         form.requestSubmit();
       });
