@@ -48,10 +48,12 @@
     // Room under the map for the key names, written at 60 degrees, then the axis label.
     const longest = Math.max(2, ...(opt.xnames || [String(maps[0].cols)]).map((t) => t.length));
     const w = maps[0].cols * cw, h = maps[0].rows * ch, bottom = 24 + Math.ceil(longest * 6.2 * 0.87);
-    const width = Math.ceil(left + w + 80), height = Math.ceil(top + h + bottom);
     let lo = Infinity, hi = -Infinity;
     for (const m of maps) for (const v of m.data) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
     if (!(hi > lo)) hi = lo + 1;
+    // Right of the map: the colour bar and its two values, room for the longer ("3.050e-7") at
+    // ~8 px a character.
+    const width = Math.ceil(left + w + 40 + 8 * Math.max(fmt(hi).length, fmt(lo).length)), height = Math.ceil(top + h + bottom);
     const box = document.createElement("div");
     box.className = "live-maps";
     maps.forEach((m) => {
@@ -89,7 +91,9 @@
       frame.addEventListener("pointermove", show);
       frame.addEventListener("pointerdown", show);
       const names = (list, n, vertical) => {
-        const cell = vertical ? ch : cw, step = Math.max(1, Math.ceil(12 / cell));
+        // Every name 12 px apart down the rows; along the columns, written at 60 degrees, 16 px
+        // (12 px across the slanted lines), so that neighbours do not overlap.
+        const cell = vertical ? ch : cw, step = Math.max(1, Math.ceil((vertical ? 12 : 16) / cell));
         for (let i = 0; i < n; i += step) {
           const t = list ? list[i] : String(i);
           if (vertical) el("text", { x: left - 4, y: top + (i + 0.5) * cell + 4, "text-anchor": "end" }, svg, t);
@@ -129,7 +133,9 @@
     }
     if (opt.xlabel) el("text", { x: L + pw / 2, y: H - 4, "text-anchor": "middle" }, svg, opt.xlabel);
     if (opt.ylabel) el("text", { transform: "translate(12," + (T + ph / 2) + ") rotate(-90)", "text-anchor": "middle" }, svg, opt.ylabel);
+    // The legend in the top right corner, as wide as its longest label (~8 px a character in DejaVu Sans, the widest usual font).
     let ly = T + 14;
+    const lx = L + pw - 35 - 8 * Math.max(0, ...series.map((s) => (s.label || "").length));
     series.forEach((s, k) => {
       const c = s.color || CYCLE[k % CYCLE.length];
       if (s.style === "o") {
@@ -139,9 +145,9 @@
         el("path", { d: d, fill: "none", stroke: c, "stroke-width": 1.5, "stroke-dasharray": s.style === "--" ? "6 3" : "none" }, svg);
       }
       if (s.label) {
-        el("line", { x1: L + pw - 150, y1: ly - 4, x2: L + pw - 130, y2: ly - 4, stroke: c, "stroke-width": 2,
+        el("line", { x1: lx, y1: ly - 4, x2: lx + 20, y2: ly - 4, stroke: c, "stroke-width": 2,
                      "stroke-dasharray": s.style === "--" ? "6 3" : "none" }, svg);
-        el("text", { x: L + pw - 125, y: ly }, svg, s.label);
+        el("text", { x: lx + 25, y: ly }, svg, s.label);
         ly += 15;
       }
     });
