@@ -366,14 +366,15 @@ BROWSER_SRC  := $(wildcard core/*.cpp core/ops/*.cpp core/engine/*.cpp core/nn/*
                   tools/d2l/figures/*.cpp tools/d2l/figures/raster/*.cpp tools/browser/*.cpp) core/kernels/seam.cpp \
                 tools/programs/backward_steps/attention_backward.cpp
 BROWSER_SRC  := $(filter-out tools/d2l/data/glove.cpp tools/d2l/train/nli_setup.cpp,$(BROWSER_SRC))
-# 10.2's panel runs the section's own f (the book's function): the section's file, its main
-# renamed, and what that main calls (tools/d2l/cli/).
-BROWSER_SRC  += chapters/nadaraya_watson.cpp $(wildcard tools/d2l/cli/*.cpp)
+# 10.2's panel runs the section's own code in a run: the section's file, its main renamed,
+# its room (the options the run declares) and what that main calls (tools/d2l/cli/).
+BROWSER_SRC  += chapters/nadaraya_watson.cpp chapters/run/nadaraya_watson.cpp $(wildcard tools/d2l/cli/*.cpp)
 $(BROWSER)/obj/chapters/nadaraya_watson.o: EMFLAGS += -Dmain=d2l_nadaraya_watson_main
 BROWSER_OBJ  := $(BROWSER_SRC:%.cpp=$(BROWSER)/obj/%.o)
-# The entry points, linked whole (an archive member nothing else calls would be dropped).
+# The entry points, and the room that registers itself at start-up, linked whole (an archive
+# member nothing else calls would be dropped).
 BROWSER_API  := $(BROWSER)/obj/tools/browser/api.o $(BROWSER)/obj/tools/browser/backward.o \
-                $(BROWSER)/obj/tools/browser/training.o
+                $(BROWSER)/obj/tools/browser/training.o $(BROWSER)/obj/chapters/run/nadaraya_watson.o
 # -fwasm-exceptions: the engine's errors are exceptions, which emscripten otherwise turns into
 # aborts; WebAssembly's own, not -fexceptions' JavaScript trampolines around every call that
 # may throw (the script is 22% smaller).

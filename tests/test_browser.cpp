@@ -6,9 +6,10 @@
 // the book's four sentences translated by 10.4's and 10.7's models, a sentence with words outside
 // the vocabulary and capitals (as `bahdanau_attention --load ... --translate` reads it), 15.5's
 // prediction on the book's example, a masked_softmax row (against the native op), 10.2's
-// epochs. Hostile links (a sentence of 1.33 M characters or 1.325 M dots, a 3,000-word premise,
+// epochs (the section's own code run in the page). Hostile links (a sentence of 1.33 M
+// characters or 1.325 M dots, a 3,000-word premise, 100000 epochs,
 // a bandwidth of 1e-30, 1000 x 512 positional encodings, keys of 3e38, 600,000 scores) and
-// the entry points called directly (1e6 scores, 2000 points x 1000 epochs, forged model
+// the entry points called directly (1e6 scores, 0 epochs of 10.2, forged model
 // settings, a call that traps the engine) get a clear message within a second and leave the
 // engine answering the next ordinary input; a submit before the engine is ready does not
 // reload the page. The backward view of 10.3 and 10.5 against tools/backward_steps. Skipped,
@@ -170,7 +171,7 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
   // The same data, model and steps; the last printed digit may differ (measured: 17.959488 in
   // the page, 17.959492 in the native reference tier on one thread), most likely from f's sin
   // and pow, which are emscripten's libm in the page and glibc's natively.
-  checks.push_back({"nadaraya_watson.html#n=50&h=1&train=1&epochs=5=#live-losses", nw_epochs});
+  checks.push_back({"nadaraya_watson.html#h=1&epochs=5=#live-losses", nw_epochs});
   checks.back().rel = 1e-6;
   // Hostile links: a clear message naming the input and its bound within a second, then the
   // reader's next ordinary input answered.
@@ -190,10 +191,10 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
   checks.push_back({"natural_language_inference_attention.html#premise={{REPEAT:a%20:400}}&hypothesis=b=.live-error THEN " +
                         nli_ok + "=#live-label",
                     "[predict_snli] the premise has 400 tokens; the panel takes at most 100", true, m[1], true});
-  checks.push_back({"nadaraya_watson.html#n=50&h=1e-30&train=1=.live-error THEN n=50&h=1&train=1=.live-error",
+  checks.push_back({"nadaraya_watson.html#h=1e-30&epochs=5=.live-error THEN h=1&epochs=5=.live-error",
                     "[nadaraya_watson] the bandwidth h must be within 0.0001..10000, got 1e-30", true, "", true});
-  checks.push_back({"nadaraya_watson.html#n=2000&h=1&train=1=.live-error THEN n=50&h=1&train=1=.live-error",
-                    "[nadaraya_watson] training points must be 2..1000, got 2000", true, "", true});
+  checks.push_back({"nadaraya_watson.html#h=1&epochs=100000=.live-error THEN h=1&epochs=5=.live-error",
+                    "[nadaraya_watson] epochs must be 1..400, got 100000", true, "", true});
   checks.push_back({"self_attention_and_positional_encoding.html#positions=1000&dims=512=.live-error THEN "
                     "positions=60&dims=32=.live-error",
                     "[PositionalEncoding] 1000 positions x 512 dimensions = 512000 values; the panel draws at most "
@@ -217,12 +218,8 @@ BOOST_AUTO_TEST_CASE(live_panels_compute_what_the_programs_print, *utf::precondi
   checks.push_back({"EVAL bahdanau_attention.html=D2L.call('d2l_masked_softmax', [JSON.stringify(Array(1e6).fill(1)), 1, "
                     "'[1]'])" + then_go,
                     "[masked_softmax] the scores: more than 65536 bytes, the panel's bound | " + go_b, false, "", true});
-  checks.push_back({"EVAL bahdanau_attention.html=D2L.call('d2l_nadaraya_watson', [2000, 1, 1000, 0])" + then_go,
-                    "[nadaraya_watson] training points must be 2..1000, got 2000 | " + go_b, false, "", true});
-  checks.push_back({"EVAL bahdanau_attention.html=D2L.call('d2l_nadaraya_watson', [1000, 1, 1000, 0])" + then_go,
-                    "[nadaraya_watson] 1000 epochs on 1000 points is 999000000 kernel evaluations; the panel computes "
-                    "at most 1000000 (fewer points or epochs) | " + go_b,
-                    false, "", true});
+  checks.push_back({"EVAL bahdanau_attention.html=D2L.call('d2l_nadaraya_watson', [1, 0, 0])" + then_go,
+                    "[nadaraya_watson] epochs must be 1..400, got 0 | " + go_b, false, "", true});
   checks.push_back({"EVAL bahdanau_attention.html=D2L.call('d2l_scoring', ['[1,1,3e38,1]', '[1,0]', 2, 0])" + then_go,
                     "[scoring] the keys must be numbers within \u00b11000000 (so that their products stay finite in "
                     "float): got 3e38 | " + go_b,

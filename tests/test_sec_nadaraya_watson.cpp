@@ -221,6 +221,20 @@ BOOST_AUTO_TEST_CASE(epoch_animator_runs_the_book_loop_as_the_options_ask) {
   }
   BOOST_TEST(book_trainer.lr == 0.1f);
   BOOST_TEST(book.w.item() == std::pow(0.8f, 5.0f), boost::test_tools::tolerance(1e-6f));
+  {  // the record of the steps: w = 1 at the start, then dL/dw = 2w before each step, 0.8w after
+    const d2l::EpochRecord& r = d2l::epoch_record();
+    BOOST_TEST(r.names == (std::vector<std::string>{"w"}));
+    BOOST_TEST(r.start == (std::vector<float>{1.0f}));
+    BOOST_REQUIRE_EQUAL(r.steps.size(), 5u);
+    float w = 1.0f;
+    for (size_t k = 0; k < 5; ++k) {
+      BOOST_TEST(r.steps[k].epoch == static_cast<int64_t>(k + 1));
+      BOOST_TEST(r.steps[k].loss == 1.0f);
+      BOOST_TEST(r.steps[k].grads[0] == 2.0f * w, boost::test_tools::tolerance(1e-6f));
+      w *= 0.8f;
+      BOOST_TEST(r.steps[k].values[0] == w, boost::test_tools::tolerance(1e-6f));
+    }
+  }
 
   const d2l_test::TempDir dir("epoch_animator");
   auto in_run = [&](const std::vector<std::string>& options, d2l::NWKernelRegression& net, d2l::SGD& trainer) {
@@ -247,11 +261,21 @@ BOOST_AUTO_TEST_CASE(epoch_animator_runs_the_book_loop_as_the_options_ask) {
              (std::vector<int64_t>{0, 1, 2}));
   BOOST_TEST(trainer.lr == 0.25f);
   BOOST_TEST(trained.w.item() == 0.125f);  // 1 x 0.5 x 0.5 x 0.5
+  {  // --epochs 3 --lr 0.25: gradients 2w = 2, 1, 0.5, and w after each step 0.5, 0.25, 0.125
+    const d2l::EpochRecord& r = d2l::epoch_record();
+    BOOST_REQUIRE_EQUAL(r.steps.size(), 3u);
+    BOOST_TEST(r.start == (std::vector<float>{1.0f}));
+    BOOST_TEST((std::vector<float>{r.steps[0].grads[0], r.steps[1].grads[0], r.steps[2].grads[0]}) ==
+               (std::vector<float>{2.0f, 1.0f, 0.5f}));
+    BOOST_TEST((std::vector<float>{r.steps[0].values[0], r.steps[1].values[0], r.steps[2].values[0]}) ==
+               (std::vector<float>{0.5f, 0.25f, 0.125f}));
+  }
   BOOST_TEST(std::filesystem::exists(dir("loss.png")));
   d2l::NWKernelRegression loaded;
   d2l::SGD unused(loaded.parameters(), 0.5f);
   BOOST_TEST(in_run({"--load", dir("w.params")}, loaded, unused).empty());
   BOOST_TEST(loaded.w.item() == 0.125f);
+  BOOST_TEST(d2l::epoch_record().steps.empty());  // --load: no step, and the previous run's forgotten
 }
 
 BOOST_AUTO_TEST_SUITE_END()

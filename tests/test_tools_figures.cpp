@@ -159,6 +159,30 @@ BOOST_AUTO_TEST_CASE(image_size_is_figsize_times_dpi) {
   BOOST_CHECK_EQUAL(s.height, 200);
 }
 
+// record_figures: what plot() and show_heatmaps() were given, under the path each wrote, the
+// last drawing to a path kept; nothing kept when not recording, and stopping forgets.
+BOOST_AUTO_TEST_CASE(recorded_figures_keep_what_was_drawn) {
+  const std::string path = scratch()("recorded.png"), map = scratch()("recorded_map.png");
+  plot({{{0, 1}, {2, 3}, "-", "a", {}}}, PlotOptions{}, path);  // not recording: not kept
+  record_figures(true);
+  BOOST_CHECK_EXCEPTION(drawn_figure(path), std::out_of_range, message_has({"drawn_figure", "recorded.png"}));
+  plot({{{0, 1}, {2, 3}, "-", "a", {}}}, PlotOptions{}, path);
+  plot({{{0, 1, 2}, {4, 5, 6}, "-", "b", {}}, {{1}, {7}, "o", "", 0.5f}}, PlotOptions{}, path);  // replaces it
+  show_heatmaps(eye_grid(3), book_options(), map);
+  const DrawnFigure& d = drawn_figure(path);
+  BOOST_REQUIRE_EQUAL(d.series.size(), 2u);
+  BOOST_TEST(d.series[0].y == (std::vector<float>{4, 5, 6}));
+  BOOST_TEST(d.series[0].label == "b");
+  BOOST_TEST(d.series[1].x == (std::vector<float>{1}));
+  BOOST_TEST(d.grid.values.empty());
+  const DrawnFigure& m = drawn_figure(map);
+  BOOST_TEST(m.series.empty());
+  BOOST_TEST((m.grid.height == 3 && m.grid.width == 3));
+  BOOST_TEST(m.grid.values == eye_grid(3).values);
+  record_figures(false);
+  BOOST_CHECK_THROW(drawn_figure(path), std::out_of_range);
+}
+
 BOOST_AUTO_TEST_CASE(eye_heatmap_cells_and_colorbar) {
   const HeatmapGrid g = eye_grid(10);
   const HeatmapOptions opt = book_options();

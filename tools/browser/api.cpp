@@ -41,17 +41,22 @@
 #include "layers/seq2seq.h"
 #include "layers/transformer.h"
 #include "tools/browser/json_out.h"
+#include "tools/d2l/cli/cli_args.h"
+#include "tools/d2l/cli/run.h"
+#include "tools/d2l/cli/section.h"
 #include "tools/d2l/data/snli_data.h"
 #include "tools/d2l/data/text.h"
 #include "tools/d2l/data/vocab_tokens.h"
+#include "tools/d2l/figures/figures.h"
+#include "tools/d2l/train/epochs.h"
 #include "tools/d2l/train/train_seq2seq.h"
 
 using namespace d2l;
 using d2l::browser::JsonOut;
 
-// 10.2's f(x) = 2 sin(x) + x^0.8, defined by the section (chapters/nadaraya_watson.cpp, compiled
-// into the engine with its main renamed): the panel draws the book's own function.
-Tensor f(const Tensor& x);
+// 10.2's code, defined by the section (chapters/nadaraya_watson.cpp, compiled into the engine
+// with its main renamed): the panel runs the book's own cells.
+void nadaraya_watson();
 
 namespace {
 
@@ -69,8 +74,7 @@ struct Limits {
   int64_t keys = 256;             // d2l_scoring: key pairs
   double magnitude = 1e6;         // |any number| in a list: its products stay finite in float
   int64_t positions = 1000, dims = 512, pe_cells = 65536;  // d2l_positional_encoding
-  int64_t nw_points = 1000, nw_epochs = 1000;              // d2l_nadaraya_watson
-  double nw_work = 1e6;           // epochs x n x (n - 1), the training's kernel evaluations: ~0.6 s
+  int64_t nw_epochs = 400;        // d2l_nadaraya_watson: 400 x 50 x 49 kernel evaluations, ~0.6 s
   double bandwidth_min = 1e-4, bandwidth_max = 1e4;
   size_t name_bytes = 256;        // d2l_load: model name, path
 };
@@ -376,65 +380,57 @@ std::string positional_encoding(int64_t num_steps, int64_t encoding_dim) {
   return JsonOut().tensor("P", pe(zeros({1, num_steps, encoding_dim}))).done();
 }
 
-// 10.2: the book's data (the section's own f, noise N(0, 0.5)), then the nonparametric
-// pooling with bandwidth h (weights softmax(-((x - x_i)/h)² / 2)), and with epochs > 0 the
-// parametric model (layers/nadaraya_watson.h) trained as the chapter trains it (SGD, lr 0.5,
-// keys leaving out each query's own point), its losses and predictions.
-Tensor off_diagonal(const Tensor& tile) {
-  const int64_t n = tile.size(0);
-  const std::vector<float> all = tile.to_vector();
-  std::vector<float> v;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      if (i != j) v.push_back(all[static_cast<size_t>(i * n + j)]);
-  return tensor(v, {n, n - 1});
-}
-std::string nadaraya_watson(int64_t n_train, float bandwidth, int64_t epochs, int64_t seed) {
-  check(n_train >= 2 && n_train <= kLimits.nw_points, "nadaraya_watson", "training points must be 2..",
-        kLimits.nw_points, ", got ", n_train);
+// 10.2: the section's own code (chapters/nadaraya_watson.cpp's nadaraya_watson()) run as the
+// native program runs it with --seed S --epochs E: the book's 50 points, its SGD loop through
+// EpochAnimator. The page gets what that run drew (record_figures: the data, the trained
+// model's predictions and weights) and what each step did (epoch_record: the loss, dL/dw
+// before the step, w after it), then pools the section's data with the reader's bandwidth h
+// (exercise 3's variant: weights softmax(-((x - x_i)/h)² / 2)).
+std::string nadaraya_watson(float bandwidth, int64_t epochs, int64_t seed) {
   check(std::isfinite(bandwidth) && bandwidth >= kLimits.bandwidth_min && bandwidth <= kLimits.bandwidth_max,
         "nadaraya_watson", "the bandwidth h must be within ", show(kLimits.bandwidth_min), "..",
         show(kLimits.bandwidth_max), ", got ", show(bandwidth),
         " (a smaller h makes ((x - x_i)/h)^2 overflow float: every weight NaN)");
-  check(epochs >= 0 && epochs <= kLimits.nw_epochs, "nadaraya_watson", "epochs must be 0..", kLimits.nw_epochs,
+  check(epochs >= 1 && epochs <= kLimits.nw_epochs, "nadaraya_watson", "epochs must be 1..", kLimits.nw_epochs,
         ", got ", epochs);
-  const double work = static_cast<double>(epochs) * static_cast<double>(n_train) * static_cast<double>(n_train - 1);
-  check(work <= kLimits.nw_work, "nadaraya_watson", epochs, " epochs on ", n_train, " points is ", show(work),
-        " kernel evaluations; the panel computes at most ", show(kLimits.nw_work), " (fewer points or epochs)");
-  manual_seed(static_cast<uint64_t>(seed));
-  std::vector<float> xs = (rand({n_train}) * 5.0f).to_vector();
-  std::sort(xs.begin(), xs.end());
-  const Tensor x_train = tensor(xs, {n_train}), y_train = f(x_train) + normal(0.0f, 0.5f, {n_train});
-  const Tensor x_test = arange(0.0f, 5.0f, 0.1f), y_truth = f(x_test);
-  const int64_t n_test = x_test.numel();
-  const Tensor X_repeat = reshape(repeat_interleave(x_test, n_train, 0), {-1, n_train});
-  const Tensor weights = softmax(pow((X_repeat - x_train) * (1.0f / bandwidth), 2.0f) * -0.5f);
+  // The run: the section room's options (chapters/run/nadaraya_watson.cpp, linked into the
+  // engine) and the shared ones, as run_section declares them; figures into the page's memory.
+  CliArgs args = section_args("nadaraya_watson");
+  args.parse({"--epochs", std::to_string(epochs), "--seed", std::to_string(seed), "--out", "/tmp/nadaraya_watson"});
+  const std::string out = apply_chapter_options(args);
+  struct Run {  // ended however the section's code ends
+    Run(const CliArgs& a, const std::string& o) { begin_run(a, o); record_figures(true); }
+    ~Run() { record_figures(false); end_run(); }
+  };
   JsonOut o;
-  o.nums("x_train", x_train.to_vector()).nums("y_train", y_train.to_vector()).nums("x_test", x_test.to_vector());
-  o.nums("y_truth", y_truth.to_vector()).tensor("weights", weights);
-  o.nums("y_hat", reshape(matmul(weights, unsqueeze(y_train, 1)), {-1}).to_vector());
-  if (epochs > 0) {
-    NWKernelRegression net;
-    const Tensor keys = off_diagonal(repeat(x_train, {n_train, 1}));
-    const Tensor values = off_diagonal(repeat(y_train, {n_train, 1}));
-    SGD trainer(net.parameters(), 0.5f);
-    std::vector<float> losses, grads, ws;  // per epoch: the loss, dL/dw before the step, w after it
-    const float w0 = net.w.item();
-    for (int64_t e = 0; e < epochs; ++e) {
-      trainer.zero_grad();
-      const Tensor l = pow(net(x_train, keys, values) - y_train, 2.0f) * 0.5f;
-      sum(l).backward();
-      grads.push_back(net.w.grad().item());
-      trainer.step();
-      losses.push_back(sum(l).item());
-      ws.push_back(net.w.item());
-    }
-    o.num("w0", w0).nums("grads", grads).nums("ws", ws);
-    NoGrad no_grad;
-    const Tensor y_param = net(x_test, repeat(x_train, {n_test, 1}), repeat(y_train, {n_test, 1}));
-    o.nums("losses", losses).num("w", net.w.item()).nums("y_param", y_param.to_vector());
-    o.tensor("param_weights", net.attention_weights);
+  {
+    const Run run(args, out);
+    ::nadaraya_watson();
+    // plot_kernel_reg's series: truth and prediction over x_test, then the training points.
+    const std::vector<Series>& drawn = drawn_figure(out + "/parametric.png").series;
+    check(drawn.size() == 3, "nadaraya_watson", "the section's parametric.png has ", drawn.size(),
+          " series; the panel reads 3 (truth, prediction, training points)");
+    const HeatmapGrid& g = drawn_figure(out + "/parametric_attention.png").grid;
+    const int64_t n_train = static_cast<int64_t>(drawn[2].x.size());
+    const Tensor x_train = tensor(drawn[2].x, {n_train}), y_train = tensor(drawn[2].y, {n_train});
+    const Tensor x_test = tensor(drawn[0].x, {static_cast<int64_t>(drawn[0].x.size())});
+    const Tensor X_repeat = reshape(repeat_interleave(x_test, n_train, 0), {-1, n_train});
+    const Tensor weights = softmax(pow((X_repeat - x_train) * (1.0f / bandwidth), 2.0f) * -0.5f);
+    o.nums("x_train", drawn[2].x).nums("y_train", drawn[2].y).nums("x_test", drawn[0].x);
+    o.nums("y_truth", drawn[0].y).tensor("weights", weights);
+    o.nums("y_hat", reshape(matmul(weights, unsqueeze(y_train, 1)), {-1}).to_vector());
+    o.nums("y_param", drawn[1].y).tensor("param_weights", tensor(g.values, {g.height, g.width}));
   }
+  const EpochRecord& r = epoch_record();
+  check(r.names.size() == 1 && !r.steps.empty(), "nadaraya_watson",
+        "the section's training recorded no step of its one parameter w");
+  std::vector<float> losses, grads, ws;  // per epoch: the loss, dL/dw before the step, w after it
+  for (const EpochRecord::Step& st : r.steps) {
+    losses.push_back(st.loss);
+    grads.push_back(st.grads[0]);
+    ws.push_back(st.values[0]);
+  }
+  o.num("w0", r.start[0]).nums("grads", grads).nums("ws", ws).nums("losses", losses).num("w", ws.back());
   return o.done();
 }
 
@@ -489,7 +485,7 @@ const char* d2l_limits() {
         .num("list_bytes", d(l.list_bytes)).num("scores", d(l.scores)).num("score_rows", d(l.score_rows))
         .num("keys", d(l.keys)).num("magnitude", l.magnitude)
         .num("positions", d(l.positions)).num("dims", d(l.dims)).num("pe_cells", d(l.pe_cells))
-        .num("nw_points", d(l.nw_points)).num("nw_epochs", d(l.nw_epochs)).num("nw_work", l.nw_work)
+        .num("nw_epochs", d(l.nw_epochs))
         .num("bandwidth_min", l.bandwidth_min).num("bandwidth_max", l.bandwidth_max)
         .num("name_bytes", d(l.name_bytes))
         .done();
@@ -526,9 +522,9 @@ const char* d2l_positional_encoding(int num_steps, int encoding_dim) {
   return reply("positions = " + std::to_string(num_steps) + ", dimensions = " + std::to_string(encoding_dim),
                [&] { return positional_encoding(num_steps, encoding_dim); });
 }
-const char* d2l_nadaraya_watson(int n_train, float bandwidth, int epochs, int seed) {
-  return reply("n = " + std::to_string(n_train) + ", h = " + show(bandwidth) + ", epochs = " + std::to_string(epochs),
-               [&] { return nadaraya_watson(n_train, bandwidth, epochs, seed); });
+const char* d2l_nadaraya_watson(float bandwidth, int epochs, int seed) {
+  return reply("h = " + show(bandwidth) + ", epochs = " + std::to_string(epochs),
+               [&] { return nadaraya_watson(bandwidth, epochs, seed); });
 }
 const char* d2l_nli(const char* premise, const char* hypothesis) {
   return reply("(the premise and hypothesis)", [&] {

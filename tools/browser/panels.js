@@ -2,7 +2,7 @@
 // data-panel="..."> (tools/browser/panels/<section>.html) gets its form wired to the engine
 // (d2l_engine.js, tools/browser/api.cpp) and draws its results as the figures draw theirs:
 // heatmaps in matplotlib's Reds/Blues with a colour bar, plots in its colour cycle. A panel's
-// inputs live in the URL fragment (#translate=..., #n=50&h=1, ...): opening such a link runs
+// inputs live in the URL fragment (#translate=..., #h=1&epochs=5, ...): opening such a link runs
 // the panel on load. Errors are the engine's own messages, shown beside the input.
 //
 // Robustness: the forms stay disabled, saying so, until the engine is ready (a submit before
@@ -48,10 +48,12 @@
     // Room under the map for the key names, written at 60 degrees, then the axis label.
     const longest = Math.max(2, ...(opt.xnames || [String(maps[0].cols)]).map((t) => t.length));
     const w = maps[0].cols * cw, h = maps[0].rows * ch, bottom = 24 + Math.ceil(longest * 6.2 * 0.87);
-    const width = Math.ceil(left + w + 80), height = Math.ceil(top + h + bottom);
     let lo = Infinity, hi = -Infinity;
     for (const m of maps) for (const v of m.data) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
     if (!(hi > lo)) hi = lo + 1;
+    // Right of the map: the colour bar and its two values, room for the longer ("3.050e-7") at
+    // ~8 px a character.
+    const width = Math.ceil(left + w + 40 + 8 * Math.max(fmt(hi).length, fmt(lo).length)), height = Math.ceil(top + h + bottom);
     const box = document.createElement("div");
     box.className = "live-maps";
     maps.forEach((m) => {
@@ -89,7 +91,9 @@
       frame.addEventListener("pointermove", show);
       frame.addEventListener("pointerdown", show);
       const names = (list, n, vertical) => {
-        const cell = vertical ? ch : cw, step = Math.max(1, Math.ceil(12 / cell));
+        // Every name 12 px apart down the rows; along the columns, written at 60 degrees, 16 px
+        // (12 px across the slanted lines), so that neighbours do not overlap.
+        const cell = vertical ? ch : cw, step = Math.max(1, Math.ceil((vertical ? 12 : 16) / cell));
         for (let i = 0; i < n; i += step) {
           const t = list ? list[i] : String(i);
           if (vertical) el("text", { x: left - 4, y: top + (i + 0.5) * cell + 4, "text-anchor": "end" }, svg, t);
@@ -129,7 +133,9 @@
     }
     if (opt.xlabel) el("text", { x: L + pw / 2, y: H - 4, "text-anchor": "middle" }, svg, opt.xlabel);
     if (opt.ylabel) el("text", { transform: "translate(12," + (T + ph / 2) + ") rotate(-90)", "text-anchor": "middle" }, svg, opt.ylabel);
+    // The legend in the top right corner, as wide as its longest label (~8 px a character in DejaVu Sans, the widest usual font).
     let ly = T + 14;
+    const lx = L + pw - 35 - 8 * Math.max(0, ...series.map((s) => (s.label || "").length));
     series.forEach((s, k) => {
       const c = s.color || CYCLE[k % CYCLE.length];
       if (s.style === "o") {
@@ -139,9 +145,9 @@
         el("path", { d: d, fill: "none", stroke: c, "stroke-width": 1.5, "stroke-dasharray": s.style === "--" ? "6 3" : "none" }, svg);
       }
       if (s.label) {
-        el("line", { x1: L + pw - 150, y1: ly - 4, x2: L + pw - 130, y2: ly - 4, stroke: c, "stroke-width": 2,
+        el("line", { x1: lx, y1: ly - 4, x2: lx + 20, y2: ly - 4, stroke: c, "stroke-width": 2,
                      "stroke-dasharray": s.style === "--" ? "6 3" : "none" }, svg);
-        el("text", { x: L + pw - 125, y: ly }, svg, s.label);
+        el("text", { x: lx + 25, y: ly }, svg, s.label);
         ly += 15;
       }
     });
@@ -367,25 +373,24 @@
       return "computed in " + r.ms.toFixed(1) + " ms";
     },
     nadaraya_watson(p, q, out, hover) {
-      const n = Number(q.get("n")), h = Number(q.get("h")), epochs = q.get("train") === "1" ? Number(q.get("epochs") || 5) : 0;
-      const r = call("d2l_nadaraya_watson", [n, h, epochs, 0]);
+      const h = Number(q.get("h")), epochs = Number(q.get("epochs") || 5);
+      // The section's own code, run in the page as `nadaraya_watson --seed 0 --epochs E`.
+      const r = call("d2l_nadaraya_watson", [h, epochs, 0]);
       const series = [{ x: r.x_test, y: r.y_truth, style: "-", label: "Truth" },
-                      { x: r.x_test, y: r.y_hat, style: "--", label: "Pred (h = " + h + ")", color: "#bf00bf" }];
-      if (epochs) series.push({ x: r.x_test, y: r.y_param, style: "--", label: "Trained, w = " + r.w.toFixed(3), color: "#2ca02c" });
-      series.push({ x: r.x_train, y: r.y_train, style: "o" });
-      figure(out, "Nonparametric attention pooling with bandwidth h" + (epochs ? ", and the parametric model trained in the page" : "") + ": predictions against the truth and the noisy training points.",
+                      { x: r.x_test, y: r.y_hat, style: "--", label: "Pred (h = " + h + ")", color: "#bf00bf" },
+                      { x: r.x_test, y: r.y_param, style: "--", label: "Trained, w = " + r.w.toFixed(3), color: "#2ca02c" },
+                      { x: r.x_train, y: r.y_train, style: "o" }];
+      figure(out, "Nonparametric attention pooling with bandwidth h, and the parametric model the section trained: predictions against the truth and the noisy training points.",
              plot(series, { xlabel: "x", ylabel: "y", xlim: [0, 5], ylim: [-1, 5] }));
       figure(out, "Its attention weights: each test input (row) over the training inputs (columns).", heatmap(tensorMaps(r.weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
       // The section's lines ("epoch 1, loss 22.728777"), then what each step did to w.
-      document.getElementById("live-losses").textContent = epochs ? r.losses.map((l, i) => "epoch " + (i + 1) + ", loss " + l.toFixed(6)).join("\n") : "";
-      document.getElementById("live-w").textContent = epochs ? ["w = " + r.w0.toFixed(6) + " at the start (U[0, 1), seed 0)"].concat(
-        r.grads.map((g, i) => "epoch " + (i + 1) + ": dL/dw = " + g.toFixed(6) + ", w ← w − 0.5 · dL/dw = " + r.ws[i].toFixed(6))).join("\n") : "";
-      if (epochs) {
-        figure(out, "The training loss, " + epochs + " epoch" + (epochs > 1 ? "s" : "") + " of SGD (lr 0.5).",
-               plot([{ x: r.losses.map((_, i) => i + 1), y: r.losses, style: "-" }], { xlabel: "epoch", ylabel: "loss" }));
-        figure(out, "The trained model's attention weights, its kernel's width set by the learned w = " + r.w.toFixed(3) + ".", heatmap(tensorMaps(r.param_weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
-      }
-      return (epochs ? "trained" : "computed") + " in " + r.ms.toFixed(1) + " ms";
+      document.getElementById("live-losses").textContent = r.losses.map((l, i) => "epoch " + (i + 1) + ", loss " + l.toFixed(6)).join("\n");
+      document.getElementById("live-w").textContent = ["w = " + r.w0.toFixed(6) + " at the start (U[0, 1), seed 0)"].concat(
+        r.grads.map((g, i) => "epoch " + (i + 1) + ": dL/dw = " + g.toFixed(6) + ", w ← w − 0.5 · dL/dw = " + r.ws[i].toFixed(6))).join("\n");
+      figure(out, "The training loss, " + epochs + " epoch" + (epochs > 1 ? "s" : "") + " of SGD (lr 0.5).",
+             plot([{ x: r.losses.map((_, i) => i + 1), y: r.losses, style: "-" }], { xlabel: "epoch", ylabel: "loss" }));
+      figure(out, "The trained model's attention weights, its kernel's width set by the learned w = " + r.w.toFixed(3) + ".", heatmap(tensorMaps(r.param_weights), { xlabel: "Sorted training inputs", ylabel: "Sorted testing inputs", hover }));
+      return "trained in " + r.ms.toFixed(1) + " ms";
     },
     nli(p, q, out, hover) {
       const name = "natural_language_inference_attention";
@@ -463,7 +468,6 @@
       });
       const stepper = form.querySelector(".live-step-epoch");  // 10.2: one more epoch from the same start
       if (stepper) stepper.addEventListener("click", () => {
-        form.elements.train.checked = true;
         form.elements.epochs.value = Math.max(0, Number(form.elements.epochs.value) || 0) + 1;
         form.requestSubmit();
       });

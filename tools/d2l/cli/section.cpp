@@ -33,4 +33,13 @@ int run_section(const std::string& name, int argc, char** argv, const std::funct
   }, room.defaults);
 }
 
+CliArgs section_args(const std::string& name) {
+  const SectionRoom room = registered_room() ? *registered_room() : SectionRoom{name};
+  CliArgs args(name, room.title);
+  if (room.options) room.options(args);
+  add_exercise_options(args);
+  add_chapter_options(args, "out/" + args.program(), /*seed=*/0, room.defaults.threads);
+  return args;
+}
+
 }  // namespace d2l

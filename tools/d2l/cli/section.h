@@ -42,4 +42,9 @@ struct RegisterSection {
 
 int run_section(const std::string& name, int argc, char** argv, const std::function<void()>& book);
 
+// The options run_section declares for the registered room (its own, the exercises', the
+// shared ones), unparsed: for a caller that runs the section's code without a command line
+// (the browser's 10.2 panel: parse, apply_chapter_options, begin_run, the book's code).
+CliArgs section_args(const std::string& name);
+
 }  // namespace d2l

@@ -186,6 +186,21 @@ std::vector<Series> make_series(const std::vector<float>& X, const std::vector<s
 // decimals ("Layer 2, Head 1: Queries 0 'je', Keys 1 'go': 0.2500").
 std::string heatmap_cell_tip(const HeatmapOptions& opt, int64_t row, int64_t col, int64_t i, int64_t j, float value);
 
+// --- what a program drew, as numbers ------------------------------------------------------
+// For a caller that runs a program's code and draws its figures itself (the browser's 10.2
+// panel runs the section's code and shows its data): while record_figures(true) is in force,
+// plot() and show_heatmaps() keep what they were given under the path they write, the last
+// drawing to each path kept. record_figures(false) stops and forgets them.
+struct DrawnFigure {
+  std::vector<Series> series;  // plot()'s
+  HeatmapGrid grid;            // show_heatmaps()'
+};
+void record_figures(bool on);
+// The figure last drawn to `path` while recording; std::out_of_range naming the path if none.
+const DrawnFigure& drawn_figure(const std::string& path);
+// Called by plot() and show_heatmaps(); nothing happens unless recording.
+void record_drawn(const std::string& path, const std::vector<Series>& series, const HeatmapGrid* grid);
+
 // --- a program's figures ------------------------------------------------------------------
 // write_figure(path, draw) runs draw, which writes the PNG at path, and prints "saved PATH".
 // By default a failure throws, as the figure functions do. A program with more to lose than

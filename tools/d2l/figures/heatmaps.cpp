@@ -268,6 +268,7 @@ std::string heatmap_cell_tip(const HeatmapOptions& opt, int64_t row, int64_t col
 }
 
 void show_heatmaps(const HeatmapGrid& g, const HeatmapOptions& opt, const std::string& path) {
+  record_drawn(path, {}, &g);
   const std::string svg = book_svg_sibling(path);
   if (!svg.empty()) show_heatmaps(g, opt, svg);
   const HeatmapLayout L = heatmap_layout(g, opt);

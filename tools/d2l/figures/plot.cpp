@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <stdexcept>
 #include <tuple>
 
 #include "core/shape.h"  // check
@@ -305,6 +307,7 @@ PlotLayout plot_layout(const std::vector<Series>& data_series, const PlotOptions
 }
 
 void plot(const std::vector<Series>& data_series, const PlotOptions& opt, const std::string& path) {
+  record_drawn(path, data_series, nullptr);
   const std::string svg = book_svg_sibling(path);
   if (!svg.empty()) plot(data_series, opt, svg);
   const PlotLayout L = plot_layout(data_series, opt);
@@ -384,6 +387,36 @@ void plot(const std::vector<float>& X, const std::vector<std::vector<float>>& Ys
   PlotOptions named = opt;
   named.legend.clear();  // make_series put the names into the series' labels
   plot(make_series(X, Ys, opt), named, path);
+}
+
+namespace {
+struct FigureRecord {
+  bool on = false;
+  std::map<std::string, DrawnFigure> drawn;
+};
+FigureRecord& figure_record() {
+  static FigureRecord r;
+  return r;
+}
+}  // namespace
+
+void record_figures(bool on) {
+  figure_record().on = on;
+  if (!on) figure_record().drawn.clear();
+}
+
+const DrawnFigure& drawn_figure(const std::string& path) {
+  const auto it = figure_record().drawn.find(path);
+  if (it == figure_record().drawn.end())
+    throw std::out_of_range("drawn_figure: no figure was drawn to '" + path + "' while recording");
+  return it->second;
+}
+
+void record_drawn(const std::string& path, const std::vector<Series>& series, const HeatmapGrid* grid) {
+  if (!figure_record().on) return;
+  DrawnFigure& d = figure_record().drawn[path];
+  d.series = series;
+  d.grid = grid ? *grid : HeatmapGrid{};
 }
 
 }  // namespace d2l

@@ -2,6 +2,7 @@
 #include "tools/d2l/train/epochs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
@@ -10,9 +11,24 @@
 
 namespace d2l {
 
+namespace {
+EpochRecord& record() {
+  static EpochRecord r;
+  return r;
+}
+}  // namespace
+
+const EpochRecord& epoch_record() { return record(); }
+
 EpochAnimator::EpochAnimator(Module& net, SGD& trainer, int64_t num_epochs, std::string figure, const char* file,
                              int line)
     : net_(net), num_epochs_(num_epochs), figure_(std::move(figure)), file_(file), line_(line) {
+  record() = EpochRecord{};
+  for (const auto& [name, p] : net_.named_parameters())
+    if (p.numel() == 1) {
+      record().names.push_back(name);
+      record().start.push_back(p.item());
+    }
   if (!in_run()) return;
   const CliArgs& run = run_args();
   const int64_t book_epochs = num_epochs;
@@ -48,7 +64,18 @@ bool EpochAnimator::Iterator::operator!=(const Iterator& end) {
   return false;
 }
 
-void EpochAnimator::add(int64_t /*epoch*/, float loss) { losses_.push_back(loss); }
+void EpochAnimator::add(int64_t epoch, float loss) {
+  losses_.push_back(loss);
+  EpochRecord::Step step;
+  step.epoch = epoch;
+  step.loss = loss;
+  for (const auto& [name, p] : net_.named_parameters())
+    if (p.numel() == 1) {
+      step.grads.push_back(p.grad().defined() ? p.grad().item() : std::nanf(""));
+      step.values.push_back(p.item());
+    }
+  record().steps.push_back(std::move(step));
+}
 
 void EpochAnimator::finish() {
   if (finished_) return;

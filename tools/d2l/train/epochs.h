@@ -17,6 +17,10 @@
 // state_dict()), then the curve is drawn to figure_path(name) over [1, max(epochs, 2)].
 // Outside a run (tests, the browser): the book's epochs and lr, nothing read or written but
 // the curve, under the current directory.
+//
+// Each loop also keeps a record of its steps, read after it with epoch_record(): for a
+// caller that shows the training rather than only its curve (the browser's 10.2 panel runs
+// the section's code and shows what each step did to w).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -28,6 +32,22 @@
 #include "tools/d2l/train/checkpoint.h"
 
 namespace d2l {
+
+// The last EpochAnimator's loop: its net's one-number parameters (10.2's w) when the loop
+// began, then per add(): the loss, each such parameter's gradient (the one the loop's
+// trainer.step() used, which leaves it in place) and its value (after that step).
+struct EpochRecord {
+  std::vector<std::string> names;  // the one-number parameters, in named_parameters() order
+  std::vector<float> start;        // their values when the animator was made
+  struct Step {
+    int64_t epoch = 0;
+    float loss = 0;
+    std::vector<float> grads, values;  // per name; a gradient never computed is NaN
+  };
+  std::vector<Step> steps;
+};
+// Empty until an EpochAnimator is made; each new one starts it afresh.
+const EpochRecord& epoch_record();
 
 class EpochAnimator {
  public:
