@@ -66,17 +66,23 @@ std::string url_encode(const std::string& s) {
   return out;
 }
 
+// Calls f(match) for each line of `text` that `line` matches whole.
+template <class F>
+void each_line_matching(const std::string& text, const std::regex& line, F f) {
+  std::smatch m;
+  for (size_t a = 0, b; a < text.size(); a = b + 1) {
+    b = text.find('\n', a);
+    if (b == std::string::npos) b = text.size();
+    const std::string l = text.substr(a, b - a);
+    if (std::regex_match(l, m, line)) f(m);
+  }
+}
+
 // "go . => va !,  bleu 1.000" lines of a run: sentence -> translation.
 std::map<std::string, std::string> translations(const std::string& log) {
   std::map<std::string, std::string> out;
-  const std::regex line(R"(^(.+) => (.*),  bleu [0-9.]+$)");
-  std::smatch m;
-  for (size_t a = 0, b; a < log.size(); a = b + 1) {
-    b = log.find('\n', a);
-    if (b == std::string::npos) b = log.size();
-    const std::string l = log.substr(a, b - a);
-    if (std::regex_match(l, m, line)) out[m[1]] = m[2];
-  }
+  each_line_matching(log, std::regex(R"(^(.+) => (.*),  bleu [0-9.]+$)"),
+                     [&](const std::smatch& m) { out[m[1]] = m[2]; });
   return out;
 }
 
@@ -426,14 +432,8 @@ BOOST_AUTO_TEST_CASE(training_page_losses_are_the_reference_tiers, *utf::precond
   BOOST_REQUIRE_MESSAGE(rc == 0, kReference << " exited with " << rc << ": " << read_file(runs + "/bahdanau_attention.err"));
   std::string native;  // "1 0.447...\n2 ...": the page's format
   const std::string log = read_file(runs + "/bahdanau_attention.log");
-  const std::regex line(R"(^\[epoch\] ([0-9]+) loss (\S+)$)");
-  std::smatch m;
-  for (size_t a = 0, b; a < log.size(); a = b + 1) {
-    b = log.find('\n', a);
-    if (b == std::string::npos) b = log.size();
-    const std::string l = log.substr(a, b - a);
-    if (std::regex_match(l, m, line)) native += m[1].str() + " " + m[2].str() + "\n";
-  }
+  each_line_matching(log, std::regex(R"(^\[epoch\] ([0-9]+) loss (\S+)$)"),
+                     [&](const std::smatch& m) { native += m[1].str() + " " + m[2].str() + "\n"; });
   BOOST_REQUIRE_MESSAGE(std::count(native.begin(), native.end(), '\n') == 3, "the run printed no 3 epoch losses: " << log);
   d2l_test::write_book(runs, book, " --engine " + kEngine, dir);
 

@@ -10,54 +10,32 @@
 namespace d2l {
 namespace {
 
-BackwardRecorder* g_active = nullptr;  // one recorder at a time
-const EngineHook* g_previous = nullptr;
-
 std::vector<float> copy_of(const float* p, int64_t n) { return p ? std::vector<float>(p, p + n) : std::vector<float>(); }
 
 }  // namespace
 
-BackwardRecorder::BackwardRecorder() : previous_(engine_hook) {
-  check(g_active == nullptr, "BackwardRecorder", "another recorder is already running");
-  static const EngineHook hook{op_started, op_finished, run_node_backward};
-  g_active = this;
-  g_previous = previous_;
-  engine_hook = &hook;
-}
+BackwardRecorder::BackwardRecorder() : HookChain("BackwardRecorder") {}
 
-BackwardRecorder::~BackwardRecorder() {
-  engine_hook = previous_;
-  g_active = nullptr;
-  g_previous = nullptr;
-}
-
-void BackwardRecorder::op_started(OpCall& call) {
-  if (g_previous) g_previous->op_started(call);
-}
+void BackwardRecorder::op_started(OpCall& call) { pass_op_started(call); }
 
 // The output as computed, before the engine's memory policy may free data no backward reads.
 void BackwardRecorder::op_finished(OpCall& call, Node& y, BackwardFn& backward) {
-  if (g_previous) g_previous->op_finished(call, y, backward);
-  g_active->forward_[&y] = Forward{copy_of(y.data.get(), y.numel()), current_section(), g_active->ops_run_++};
+  pass_op_finished(call, y, backward);
+  active()->forward_[&y] = Forward{copy_of(y.data.get(), y.numel()), current_section(), active()->ops_run_++};
 }
 
 // One step, as run_backward runs it (the hook's contract: the closure, then the identity
 // gradients), with the gradients around it copied: y's before the step (a reshape hands its
 // buffer on to its input), each input's before and after.
 void BackwardRecorder::run_node_backward(Node& y) {
-  BackwardRecorder& r = *g_active;
+  BackwardRecorder& r = *active();
   BackwardStep step;
   step.node = r.index_of(&y);
   step.grad = copy_of(y.grad.get(), y.numel());
   std::vector<std::vector<float>> before(y.inputs.size());
   for (size_t k = 0; k < y.inputs.size(); ++k)
     if (const Node* in = y.inputs[k].get()) before[k] = copy_of(in->grad.get(), in->numel());
-  if (g_previous) {
-    g_previous->run_node_backward(y);
-  } else {
-    y.backward_fn(y);
-    add_identity_grads(y);
-  }
+  pass_run_node_backward(y);
   step.sent.resize(y.inputs.size());
   for (size_t k = 0; k < y.inputs.size(); ++k) {
     const Node* in = y.inputs[k].get();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/debug/hook_chain.h"
 
 namespace d2l {
 
@@ -42,12 +43,9 @@ struct BackwardStep {
                                           // or the same input listed at an earlier position)
 };
 
-class BackwardRecorder {
+class BackwardRecorder : public HookChain<BackwardRecorder> {
  public:
   BackwardRecorder();   // installs the hook: ops run from now on keep their values
-  ~BackwardRecorder();  // puts the previous hook back
-  BackwardRecorder(const BackwardRecorder&) = delete;
-  BackwardRecorder& operator=(const BackwardRecorder&) = delete;
 
   // The graph behind root, leaves included, ops in forward order; call it after the forward,
   // before backward() frees the graph. `names` names leaves that are not parameters.
@@ -57,6 +55,7 @@ class BackwardRecorder {
   int index_of(const Node* n) const;  // -1 when n is not in the graph
 
  private:
+  friend class HookChain<BackwardRecorder>;
   struct Forward {
     std::vector<float> value;
     std::string section;
@@ -66,7 +65,6 @@ class BackwardRecorder {
   static void op_finished(OpCall& call, Node& y, BackwardFn& backward);
   static void run_node_backward(Node& y);
 
-  const EngineHook* previous_;
   std::map<const Node*, Forward> forward_;  // a node's latest op (a freed node's address may come back)
   int ops_run_ = 0;
   std::map<const Node*, int> index_;

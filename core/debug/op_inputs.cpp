@@ -9,27 +9,8 @@
 #include "core/shape.h"  // check
 
 namespace d2l {
-namespace {
-
-OpInputRecorder* g_active = nullptr;  // one recorder at a time
-const EngineHook* g_previous = nullptr;
-
-}  // namespace
-
 OpInputRecorder::OpInputRecorder(const char* op, const char* section)
-    : op_(op), section_(section), previous_(engine_hook) {
-  check(g_active == nullptr, "OpInputRecorder", "another recorder is already running");
-  static const EngineHook hook{op_started, op_finished, run_node_backward};
-  g_active = this;
-  g_previous = previous_;
-  engine_hook = &hook;
-}
-
-OpInputRecorder::~OpInputRecorder() {
-  engine_hook = previous_;
-  g_active = nullptr;
-  g_previous = nullptr;
-}
+    : HookChain("OpInputRecorder"), op_(op), section_(section) {}
 
 std::vector<Tensor> OpInputRecorder::take() {
   std::vector<Tensor> out;
@@ -40,8 +21,8 @@ std::vector<Tensor> OpInputRecorder::take() {
 // Before the op computes: the input is as the op will read it. The engine keeps an op's
 // inputs in call.inputs() whenever a hook is on, grad mode or not.
 void OpInputRecorder::op_started(OpCall& call) {
-  if (g_previous) g_previous->op_started(call);
-  OpInputRecorder& r = *g_active;
+  pass_op_started(call);
+  OpInputRecorder& r = *active();
   if (std::strcmp(call.name(), r.op_) != 0 || call.inputs().empty()) return;
   if (current_section().find(r.section_) == std::string::npos) return;
   const Node& x = *call.inputs()[0];
@@ -49,19 +30,8 @@ void OpInputRecorder::op_started(OpCall& call) {
   r.inputs_.push_back(tensor(std::vector<float>(p, p + x.numel()), x.shape));
 }
 
-void OpInputRecorder::op_finished(OpCall& call, Node& y, BackwardFn& backward) {
-  if (g_previous) g_previous->op_finished(call, y, backward);
-}
+void OpInputRecorder::op_finished(OpCall& call, Node& y, BackwardFn& backward) { pass_op_finished(call, y, backward); }
 
-// The hook's contract when no earlier hook runs the step: the closure, then the identity
-// gradients (core/autograd.h).
-void OpInputRecorder::run_node_backward(Node& y) {
-  if (g_previous) {
-    g_previous->run_node_backward(y);
-  } else {
-    y.backward_fn(y);
-    add_identity_grads(y);
-  }
-}
+void OpInputRecorder::run_node_backward(Node& y) { pass_run_node_backward(y); }
 
 }  // namespace d2l

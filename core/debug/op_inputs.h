@@ -16,31 +16,29 @@
 #include <vector>
 
 #include "core/autograd.h"
+#include "core/debug/hook_chain.h"
 
 namespace d2l {
 
-class OpInputRecorder {
+class OpInputRecorder : public HookChain<OpInputRecorder> {
  public:
   // Records the first input of every `op` (the engine's name, e.g. "masked_softmax") run
   // while the section path (current_section(), core/debug/debug.h) contains `section`.
   // Both must outlive the recorder (pass string literals).
   OpInputRecorder(const char* op, const char* section);
-  ~OpInputRecorder();  // puts the previous hook back
-  OpInputRecorder(const OpInputRecorder&) = delete;
-  OpInputRecorder& operator=(const OpInputRecorder&) = delete;
 
   // The inputs recorded since the last take(), oldest first, each a copy (its own data, no
   // graph); the recorder then starts an empty list.
   std::vector<Tensor> take();
 
  private:
+  friend class HookChain<OpInputRecorder>;
   static void op_started(OpCall& call);
   static void op_finished(OpCall& call, Node& y, BackwardFn& backward);
   static void run_node_backward(Node& y);
 
   const char* op_;
   const char* section_;
-  const EngineHook* previous_;
   std::vector<Tensor> inputs_;
 };
 
