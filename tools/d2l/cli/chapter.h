@@ -1,12 +1,13 @@
-// tools/d2l/cli/chapter.h — the one call a section's main makes: the options every chapter
-// shares, its exercises, the error handling, then the section's code.
+// tools/d2l/cli/chapter.h — a program's run: the options every chapter shares, its exercises,
+// the error handling, then its code. The eight sections reach it through run_section
+// (tools/d2l/cli/section.h); the 10.7 exercise programs (attention_cost, transformer_lm,
+// vision_transformer) call it with their own options:
 //
 //   int main(int argc, char** argv) {
-//     CliArgs args("nadaraya_watson", "10.2 Attention Pooling: ...");
-//     args.add_int("epochs", 5, "training epochs (the book: 5)", 1, 100000);  // the section's own
+//     CliArgs args("vision_transformer", "10.7 Transformer, exercise 6: ...");
+//     args.add_int("epochs", 10, "training epochs", 1, 100000);  // the program's own
 //     return run_chapter(args, argc, argv, [&](const std::string& out) {
-//       print_banner("平均汇聚 / Average Pooling");
-//       ... the section's code, args.get_int("epochs"), figures under out ...
+//       ... the program's code, args.get_int("epochs"), figures under out ...
 //     });
 //   }
 //

@@ -3,19 +3,13 @@
 //
 // Every chapter program runs with no arguments and prints what the book prints; its options
 // change the settings (epochs, data, seed, threads, where figures go) or switch on the
-// corrected variant of a quirk of the book's code (--mask-pad, --pe-offset). A chapter's
-// main declares its own options on a CliArgs and hands the rest to run_chapter
-// (tools/d2l/cli/chapter.h), which adds the shared ones below, parses, and runs the section:
+// corrected variant of a quirk of the book's code (--mask-pad, --pe-offset). A section's room
+// (chapters/run/<section>.cpp, tools/d2l/cli/section.h) or an exercise program's main declares
+// its own options on a CliArgs, e.g.
 //
-//   int main(int argc, char** argv) {
-//     CliArgs args("nadaraya_watson", "10.2 Attention Pooling: Nadaraya-Watson ... (sec_nadaraya-watson).");
-//     args.add_int("epochs", 5, "training epochs (the book: 5)", 1, 100000);  // N in [1, 100000]
-//     return run_chapter(args, argc, argv, [&](const std::string& out) {
-//       print_banner("平均汇聚 / Average Pooling");
-//       ... the section's code, args.get_int("epochs") ...
-//       print_saved(path);                                                   // after each file
-//     });
-//   }
+//   args.add_int("epochs", 5, "training epochs (the book: 5)", 1, 100000);  // N in [1, 100000]
+//
+// and run_chapter (tools/d2l/cli/chapter.h) adds the shared ones below, parses, and runs it.
 //
 // Options are written `--name value` or `--name=value`; flags (add_flag) take no value.
 // --help prints the usage and exits 0; an unknown option, a missing or malformed value, or

@@ -2,11 +2,11 @@
 // once: the checkpoint family (--save, --load, --resume, --save-every) and the load-or-train
 // step, and the block the two seq2seq chapters (10.4, 10.7) add to it.
 //
-//   CliArgs args("nadaraya_watson", "...");
-//   const CheckpointOptions saving(args, /*resumable=*/false);   // --save, --load
-//   ... run_chapter(args, argc, argv, [&](const std::string& out) {
-//     Checkpoint checkpoint = saving.checkpoint({{"model", "nadaraya_watson"}}, {});
-//     saving.train_or_load(net, checkpoint, [&] { losses = train(net, ...); });
+// A section's room declares them (chapters/run/nadaraya_watson.cpp: `CheckpointOptions
+// saving(args, /*resumable=*/false)`, --save and --load), and the library's training code
+// reads them from the run (tools/d2l/cli/run.h): 10.2's EpochAnimator (tools/d2l/train/epochs.h),
+// the seq2seq run (tools/d2l/cli/seq2seq_run.h: Seq2SeqOptions::train_or_load) and 15.5's
+// (tools/d2l/train/nli_setup.h).
 //
 // A resumable program's trainer takes the checkpoint (train_seq2seq, train_ch13:
 // tools/d2l/train/checkpoint.h says how it resumes and saves); another program's --save is
