@@ -188,8 +188,12 @@ void unary_backward(float* dx, const float* dy, const float* x, const float* y, 
     case Unary::log: return map_grad(dx, dy, x, y, n, [](float v, float) { return 1.0f / v; });
     case Unary::pow: return map_grad(dx, dy, x, y, n, [s](float v, float) { return s * std::pow(v, s - 1.0f); });
     case Unary::sqrt: return map_grad(dx, dy, x, y, n, [](float, float out) { return 0.5f / out; });
-    case Unary::tanh:  // the reference's formula: 1 − y·y would cancel near |y| = 1 where no FMA fuses it
+    case Unary::tanh:  // 1 − y² rounded once (1 − y·y rounded twice cancels near |y| = 1): a fused
+#ifdef __FMA__           // multiply-add, as -O3 makes of 1 − y·y, at every optimisation level
+      return map_grad(dx, dy, x, y, n, [](float, float out) { return std::fma(-out, out, 1.0f); });
+#else                    // the reference's (1 − y)(1 + y)
       return map_grad(dx, dy, x, y, n, [](float, float out) { return (1.0f - out) * (1.0f + out); });
+#endif
     case Unary::sigmoid: return map_grad(dx, dy, x, y, n, [](float, float out) { return out * (1.0f - out); });
     case Unary::relu: return map_grad(dx, dy, x, y, n, [](float, float out) { return out > 0 ? 1.0f : 0.0f; });
     case Unary::sin: return map_grad(dx, dy, x, y, n, [](float v, float) { return std::cos(v); });
