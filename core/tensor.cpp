@@ -55,7 +55,7 @@ Block allocate_for(int64_t numel, const Shape& shape, const char* what) {
 float* Node::grad_data() {
   if (!grad) {
     const int64_t n = numel();
-    grad = allocate_for<Buffer>(n, shape, "gradient");
+    grad = allocate_for<Storage>(n, shape, "gradient");
     if (n) std::memset(grad.get(), 0, sizeof(float) * n);
   }
   return grad.get();
@@ -81,8 +81,6 @@ Node::~Node() {
     }
   }
 }
-
-Storage::Storage(size_t n) : block_(std::allocate_shared<Block>(ObjectAllocator<Block>(), n)) {}
 
 std::string shape_str(const Shape& shape) {
   std::ostringstream os;
@@ -174,7 +172,7 @@ const float* Tensor::grad_data() const { return need(node_).grad.get(); }
 void Tensor::zero_grad(bool set_to_none) {
   Node& n = need(node_);
   if (set_to_none)
-    n.grad.reset();
+    n.grad = Storage();
   else if (n.grad && n.numel())
     std::memset(n.grad.get(), 0, sizeof(float) * n.numel());
 }

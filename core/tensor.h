@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/storage.h"  // Buffer, Storage: the memory behind a Node
 #include "core/shape.h"
 
 namespace d2l {
 
 struct Node;
 struct NodeBookkeeping;
+struct StorageBlock;
 using NodePtr = std::shared_ptr<Node>;
 using NodeList = std::vector<NodePtr>;  // a node's inputs
 // A node's backward: adds its gradient into its inputs' gradients.
@@ -47,8 +47,8 @@ class Tensor {
 
   // --- data --------------------------------------------------------------------------
   // The non-const accessors hand out the data for writing, so each call bumps the data's
-  // version (Storage, core/engine/storage.h). Read through a const Tensor (or to_vector(), item()) to leave
-  // the version alone.
+  // version (Storage, below). Read through a const Tensor (or to_vector(), item()) to leave the
+  // version alone.
   float* data();
   const float* data() const;
   float item() const;                       // the value of a one-element tensor
@@ -79,11 +79,29 @@ class Tensor {
   NodePtr node_;
 };
 
+// The memory behind a Node: n floats, 64-byte aligned, from the engine's pool. Copies share
+// the block, as a reshaped tensor shares its input's data (PyTorch's views share storage).
+// The version counts the writes the Tensor API handed out (Tensor::data(), at()): backward
+// compares it with the version each op saw, so a tensor changed in between is an error, not
+// a wrong gradient. How the block is held: core/engine/storage.cpp; a first reading skips it.
+class Storage {
+ public:
+  Storage() = default;
+  explicit Storage(size_t n);  // contents undefined
+  float* get() const;          // null when empty
+  explicit operator bool() const { return get() != nullptr; }
+  uint64_t version() const;
+  void bump_version();
+
+ private:
+  std::shared_ptr<StorageBlock> block_;  // the floats and their version (core/engine/storage.h)
+};
+
 // The graph node behind every Tensor. Ops fill it in through OpCall (core/autograd.h).
 struct Node {
   Shape shape;
   Storage data;                     // numel() floats, 64-byte aligned (shared by reshapes)
-  Buffer grad;                      // d(loss)/d(this): allocated (zeroed) when the first arrives
+  Storage grad;                     // d(loss)/d(this): allocated (zeroed) when the first arrives
   bool requires_grad = false;
   const char* op = "leaf";          // the op that made it
   NodeList inputs;                  // what that op read (empty for leaves)

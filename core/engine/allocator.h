@@ -1,5 +1,5 @@
-// core/engine/allocator.h — 64-byte-aligned memory for tensor storage (owned by Buffer and Storage,
-// core/tensor.h), and the engine's small objects.
+// core/engine/allocator.h — 64-byte-aligned memory for tensor storage (Storage, core/tensor.h; Buffer,
+// core/engine/storage.h), and the engine's small objects.
 //
 // The build's tier provides the memory (core/kernels/seam.cpp forwards): the reference tier
 // takes every block from the system and frees it at once (core/kernels/reference/allocator.cpp);

@@ -99,7 +99,7 @@ bool first_visit(Node& n, uint64_t pass) {
 void free_graph_step(Node& n) {
   n.backward_fn = nullptr;
   n.inputs.clear();
-  n.grad.reset();
+  n.grad = Storage();
   n.book->freed = true;
 }
 

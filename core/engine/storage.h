@@ -1,8 +1,11 @@
-// core/engine/storage.h — the memory behind a Node (core/tensor.h); a first reading skips it.
+// core/engine/storage.h — the blocks behind a Node's Storage (core/tensor.h), and Buffer, the
+// move-only block the fast kernels use for scratch. A first reading skips it.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <utility>
+
+#include "core/tensor.h"
 
 namespace d2l {
 
@@ -10,7 +13,7 @@ namespace d2l {
 float* allocate_floats(size_t n);
 void release_floats(float* p, size_t n);
 
-// Move-only owner of one block (a node's gradient, and the block behind its data).
+// Move-only owner of one block: the floats of a StorageBlock, and kernels' scratch space.
 class Buffer {
  public:
   Buffer() = default;
@@ -30,26 +33,11 @@ class Buffer {
   size_t n_ = 0;
 };
 
-// A tensor's data, shared with its reshaped copies (as PyTorch's views share it), and its
-// version: the writes the Tensor API handed out (Tensor::data(), at()). Backward compares
-// it with the version each op saw: a tensor changed in between is an error, not a wrong
-// gradient.
-class Storage {
- public:
-  Storage() = default;
-  explicit Storage(size_t n);  // block and count from the engine's object pool (tensor.cpp)
-  float* get() const { return block_ ? block_->buf.get() : nullptr; }
-  explicit operator bool() const { return block_ && block_->buf; }
-  uint64_t version() const { return block_ ? block_->version : 0; }
-  void bump_version() { if (block_) ++block_->version; }
-
- private:
-  struct Block {
-    explicit Block(size_t n) : buf(n) {}
-    Buffer buf;
-    uint64_t version = 0;
-  };
-  std::shared_ptr<Block> block_;
+// What every copy of one Storage shares: the floats and the count of writes to them.
+struct StorageBlock {
+  explicit StorageBlock(size_t n) : buf(n) {}
+  Buffer buf;
+  uint64_t version = 0;
 };
 
 }  // namespace d2l

@@ -276,8 +276,9 @@ Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
   }
   for (int64_t i = 0; i < y.numel(); ++i) y.data()[i] = x.data()[src[i]];
   return op.finish(y, [src = std::move(src)](Node& node) {
+    const float* g = node.grad.get();
     if (float* dx = node.input_grad(0))
-      for (int64_t i = 0; i < node.numel(); ++i) dx[src[i]] += node.grad.get()[i];
+      for (int64_t i = 0; i < node.numel(); ++i) dx[src[i]] += g[i];
   });
 }
 
@@ -296,12 +297,13 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, int64_t dim) {
       for (int64_t t = 0; t < repeats; ++t)
         std::memcpy(y.data() + ((o * n + j) * repeats + t) * inner, x.data() + (o * n + j) * inner, sizeof(float) * inner);
   return op.finish(y, [outer, n, inner, repeats](Node& node) {
+    const float* g = node.grad.get();
     if (float* dx = node.input_grad(0))
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t j = 0; j < n; ++j)
           for (int64_t t = 0; t < repeats; ++t)
             for (int64_t i = 0; i < inner; ++i)
-              dx[(o * n + j) * inner + i] += node.grad.get()[((o * n + j) * repeats + t) * inner + i];
+              dx[(o * n + j) * inner + i] += g[((o * n + j) * repeats + t) * inner + i];
   });
 }
 
@@ -322,11 +324,12 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
       std::memcpy(y.data() + (o * m + k) * inner, x.data() + (o * n + idx[k]) * inner, sizeof(float) * inner);
   // Backward: scatter-add (an index may repeat, so gradients add up), serially in order.
   return op.finish(y, [outer, n, m, inner, idx = std::move(idx)](Node& node) {
+    const float* g = node.grad.get();
     if (float* dx = node.input_grad(0))
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t k = 0; k < m; ++k)
           for (int64_t i = 0; i < inner; ++i)
-            dx[(o * n + idx[k]) * inner + i] += node.grad.get()[(o * m + k) * inner + i];
+            dx[(o * n + idx[k]) * inner + i] += g[(o * m + k) * inner + i];
   });
 }
 

@@ -17,7 +17,7 @@
 // only by rounding (a different association of the same terms).
 #include <algorithm>
 
-#include "core/tensor.h"  // Buffer
+#include "core/engine/storage.h"  // Buffer
 #include "core/kernels/fast/gemm_kernels.h"
 #include "core/kernels/fast/parallel.h"
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-#include "core/tensor.h"  // Buffer
+#include "core/engine/storage.h"  // Buffer
 #include "core/kernels/fast/fast_exp.h"
 #include "core/kernels/fast/gemm.h"
 #include "core/kernels/fast/gemm_kernels.h"

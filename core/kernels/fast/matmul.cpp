@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/kernels/fast/gemm.h"
-#include "core/tensor.h"  // Buffer
+#include "core/engine/storage.h"  // Buffer
 #include "core/kernels/fast/kernels.h"
 #include "core/kernels/fast/parallel.h"
 
