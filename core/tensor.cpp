@@ -262,25 +262,29 @@ Tensor arange(float start, float end, float step) {
   const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   Tensor t = empty({n});
   // start + i*step in double, as PyTorch computes it, so arange(0, 5, 0.1) has no drift.
-  for (int64_t i = 0; i < n; ++i) t.data()[i] = static_cast<float>(start + static_cast<double>(i) * step);
+  float* p = t.data();
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(start + static_cast<double>(i) * step);
   return t;
 }
 
 Tensor eye(int64_t n) {
   Tensor t = zeros({n, n});
-  for (int64_t i = 0; i < n; ++i) t.data()[i * n + i] = 1.0f;
+  float* p = t.data();
+  for (int64_t i = 0; i < n; ++i) p[i * n + i] = 1.0f;
   return t;
 }
 
 Tensor normal(float mean, float std, const Shape& shape) {
   Tensor t = empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = mean + std * random_normal();
+  float* p = t.data();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = mean + std * random_normal();
   return t;
 }
 
 Tensor rand(const Shape& shape) {
   Tensor t = empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = random_uniform();
+  float* p = t.data();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = random_uniform();
   return t;
 }
 
@@ -290,7 +294,8 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape) {
   check(low >= -kExact && high <= kExact, "randint", "[", low, ", ", high,
         ") reaches past 2^24 = 16777216, where float32 no longer holds every integer");
   Tensor t = empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(low + random_int(high - low));
+  float* p = t.data();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<float>(low + random_int(high - low));
   return t;
 }
 

@@ -5,6 +5,7 @@
 #include "core/engine/storage.h"
 
 #include "core/engine/allocator.h"
+#include "core/tensor.h"
 
 namespace d2l {
 

@@ -1,11 +1,9 @@
 // core/engine/storage.h — the blocks behind a Node's Storage (core/tensor.h), and Buffer, the
 // move-only block the fast kernels use for scratch. A first reading skips it.
 #pragma once
+#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <utility>
-
-#include "core/tensor.h"
 
 namespace d2l {
 

@@ -99,7 +99,8 @@ Tensor max(const Tensor& x) {
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
   OpCall op("argmax", {x});
   MaxAlong r = max_along(x, dim, keepdim, "argmax");
-  for (int64_t k = 0; k < r.y.numel(); ++k) r.y.data()[k] = static_cast<float>(r.where[k]);  // the values' place
+  float* y = r.y.data();
+  for (int64_t k = 0; k < r.y.numel(); ++k) y[k] = static_cast<float>(r.where[k]);  // the values' place
   return op.finish(r.y);  // indices: no gradient flows through them
 }
 

@@ -274,7 +274,9 @@ Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
     }
     src[i] = offset;
   }
-  for (int64_t i = 0; i < y.numel(); ++i) y.data()[i] = x.data()[src[i]];
+  float* py = y.data();
+  const float* px = x.data();
+  for (int64_t i = 0; i < y.numel(); ++i) py[i] = px[src[i]];
   return op.finish(y, [src = std::move(src)](Node& node) {
     const float* g = node.grad.get();
     if (float* dx = node.input_grad(0))
